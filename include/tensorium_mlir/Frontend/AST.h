@@ -1,0 +1,243 @@
+#pragma once
+// The .tn syntax tree. The parser fills the syntactic members; semantic analysis fills
+// the members marked "sema" (resolved references, free indices, component counts).
+#include "tensorium_mlir/Frontend/SourceManager.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::frontend {
+
+enum class Variance { Up, Down };
+enum class IndexSpace { Spatial, Spacetime };
+
+/// An index name as written, e.g. the `j` of `gamma[i,j]`.
+struct IndexName {
+  std::string name;
+  SourceRange range;
+};
+
+/// An index with the variance and space semantic analysis gave it.
+struct TypedIndex {
+  std::string name;
+  Variance variance = Variance::Down;
+  IndexSpace space = IndexSpace::Spatial;
+  SourceRange range;
+};
+
+enum class TensorType {
+  Scalar, Vector, Covector,
+  CovTensor2, ConTensor2, MixedTensor2,
+  CovTensor3, ConTensor3, CovTensor4, ConTensor4,
+  Metric, InverseMetric,
+};
+
+const char *tensorTypeSpelling(TensorType type);
+std::optional<TensorType> parseTensorType(std::string_view spelling);
+unsigned tensorTypeRank(TensorType type);
+/// Variance of slot `slot` of a tensor of this type.
+Variance tensorTypeVariance(TensorType type, unsigned slot);
+bool tensorTypeIsSymmetric(TensorType type);
+
+/// Exact exponent of `^`: num/den with den > 0, reduced.
+struct Rational {
+  int64_t num = 1;
+  int64_t den = 1;
+};
+
+struct FieldDecl;
+struct ExternDecl;
+struct TemporaryInfo;
+
+enum class ExprKind {
+  Number,     // literal
+  Ref,        // name, optionally indexed: psi, gamma[i,j]
+  Negate,     // unary minus
+  Binary,     // + - * /
+  Power,      // base ^ rational literal
+  Call,       // math built-in or extern
+  Contract,   // contract(expr)
+  Derivative, // d_i(expr)
+  Covariant,  // nabla_k(expr)
+  Laplacian,  // laplacian(expr)
+};
+
+enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary };
+enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow };
+
+struct Expr {
+  ExprKind kind;
+  SourceRange range;
+
+  double number = 0.0;         // Number
+  std::string text;            // Number: spelling; Ref/Call: name
+  std::vector<IndexName> indices; // Ref: index list; Derivative/Covariant: the one index
+  bool hasIndexList = false;   // Ref written with [...]
+  char op = 0;                 // Binary: + - * /
+  Rational exponent;           // Power
+  std::vector<std::unique_ptr<Expr>> operands;
+
+  // sema
+  RefKind refKind = RefKind::Unresolved;
+  const FieldDecl *field = nullptr;
+  const ExternDecl *externDecl = nullptr;
+  const TemporaryInfo *temporary = nullptr;
+  Builtin builtin = Builtin::None;
+  std::vector<TypedIndex> freeIndices;   // indices of the value, in order of appearance
+  std::vector<std::string> summedIndices; // Contract: the dummy indices it sums
+
+  Expr(ExprKind k, SourceRange r) : kind(k), range(r) {}
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct FieldDecl {
+  TensorType type;
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  std::vector<IndexName> indices;
+  // sema
+  std::vector<Variance> variances;
+  IndexSpace space = IndexSpace::Spatial;
+  unsigned componentCount = 1;
+};
+
+struct ParamDecl {
+  std::string name;
+  SourceRange range;
+};
+
+struct ExternDecl {
+  TensorType resultType;
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  std::vector<TensorType> argTypes;
+  std::vector<SourceRange> argRanges;
+  bool shadowsBuiltin = false; // sema
+};
+
+/// A simulation setting with the range of its value, for diagnostics.
+template <typename T> struct Setting {
+  T value{};
+  bool present = false;
+  SourceRange keyRange;
+  SourceRange valueRange;
+};
+
+struct SimulationBlock {
+  SourceRange range;
+  Setting<std::string> coordinates;
+  Setting<double> dimension;
+  Setting<std::vector<double>> resolution;
+  bool hasTime = false;
+  Setting<double> dt;
+  Setting<std::string> integrator;
+  bool hasSpatial = false;
+  Setting<std::string> scheme;
+  Setting<std::string> derivative;
+  Setting<double> order;
+};
+
+enum class Scheme { FiniteDifference, Spectral };
+enum class CoordinateSystem { Cartesian, Spherical };
+
+/// Simulation settings after defaults and validation.
+struct SimulationInfo {
+  CoordinateSystem coordinates = CoordinateSystem::Cartesian;
+  unsigned dimension = 3;
+  std::vector<unsigned> resolution{16, 16, 16};
+  double dt = 1.0;
+  std::string integrator = "euler";
+  Scheme scheme = Scheme::FiniteDifference;
+  std::string derivative = "centered";
+  unsigned order = 2;
+  std::vector<std::string> coordinateNames{"x", "y", "z"};
+  bool fromSource = false;
+};
+
+struct TemporaryInfo {
+  std::string name;
+  SourceRange range;
+  std::vector<TypedIndex> indices; // rank and variance come from the defining expression
+  bool used = false;
+};
+
+enum class StmtKind { Temporary, DtAssign, Residual };
+
+struct Stmt {
+  StmtKind kind;
+  SourceRange range;
+  std::string target;
+  SourceRange targetRange;
+  std::vector<IndexName> targetIndices;
+  bool targetHasIndexList = false;
+  ExprPtr value;
+  // sema
+  const FieldDecl *field = nullptr;         // DtAssign, Residual
+  std::unique_ptr<TemporaryInfo> temporary; // Temporary
+};
+
+struct Metric4 {
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  std::vector<IndexName> indices;
+  std::vector<std::vector<ExprPtr>> rows;
+  std::vector<SourceRange> rowRanges;
+  bool symmetricAsWritten = true; // sema
+};
+
+struct SplitEntry {
+  std::string quantity; // alpha, gamma, gammaU
+  SourceRange quantityRange;
+  std::string target;
+  SourceRange targetRange;
+  std::vector<IndexName> targetIndices;
+  const FieldDecl *field = nullptr; // sema
+};
+
+struct InitialDataBlock {
+  SourceRange range;
+  Setting<bool> enforceSymmetry;
+  std::vector<Stmt> temporaries;
+  std::optional<Metric4> metric4;
+  bool hasSplit = false;
+  SourceRange splitRange;
+  std::vector<SplitEntry> split;
+};
+
+enum class ComputeKind { Evolution, Constraints };
+
+struct ComputeBlock {
+  ComputeKind kind;
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  std::vector<Stmt> statements;
+};
+
+struct Module {
+  std::string path;
+  std::vector<std::unique_ptr<FieldDecl>> fields;
+  std::vector<ParamDecl> params;
+  bool hasParams = false;
+  SourceRange paramsRange;
+  std::vector<std::unique_ptr<ExternDecl>> externs;
+  std::optional<SimulationBlock> simulation;
+  std::vector<InitialDataBlock> initialData;
+  std::vector<ComputeBlock> blocks;
+  // sema
+  SimulationInfo sim;
+};
+
+const char *variancePrefixSpelling(Variance v);
+/// Fully parenthesised one-line rendering of an expression.
+std::string printExpr(const Expr &e);
+/// `i_` for a lower index, `i^` for an upper one.
+std::string typedIndexSpelling(const TypedIndex &index);
+
+} // namespace tensorium_mlir::frontend

@@ -1,0 +1,68 @@
+#pragma once
+#include "tensorium_mlir/Frontend/AST.h"
+#include "tensorium_mlir/Frontend/Diagnostics.h"
+#include "tensorium_mlir/Frontend/Token.h"
+
+#include <vector>
+
+namespace tensorium_mlir::frontend {
+
+/// Recursive-descent parser with statement-level error recovery.
+class Parser {
+public:
+  Parser(const SourceManager &sources, DiagnosticEngine &diags);
+  /// Always returns a module; check the diagnostic engine for errors.
+  Module parse();
+
+private:
+  struct ParseError {};
+
+  // token stream
+  const Token &peek(unsigned ahead = 0) const;
+  const Token &current() const { return peek(0); }
+  Token consume();
+  bool consumeIf(TokenKind kind);
+  Token expect(TokenKind kind, const char *context);
+  Token expectIdentifier(const char *context);
+  [[noreturn]] void fail(SourceRange range, std::string message);
+  void skipNewlines();
+  void expectEndOfStatement(const char *context);
+  void recoverToStatementEnd();
+  bool atBlockEnd() const;
+
+  // top level
+  void parseTopLevel(Module &module);
+  void parseField(Module &module);
+  void parseParams(Module &module);
+  void parseExtern(Module &module);
+  void parseSimulation(Module &module);
+  void parseInitialData(Module &module);
+  void parseComputeBlock(Module &module, ComputeKind kind);
+
+  // pieces
+  std::vector<IndexName> parseIndexList();
+  void parseSimulationSetting(SimulationBlock &sim, const Token &key, const char *section);
+  void parseMetric4(InitialDataBlock &block);
+  void parseSplit(InitialDataBlock &block);
+  Stmt parseStatement(bool allowDtAndResidual);
+
+  // expressions
+  ExprPtr parseExpr();
+  ExprPtr parseAdditive();
+  ExprPtr parseMultiplicative();
+  ExprPtr parseUnary();
+  ExprPtr parsePower();
+  ExprPtr parsePrimary();
+  Rational parseExponent();
+
+  const SourceManager &sources_;
+  DiagnosticEngine &diags_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  unsigned depth_ = 0;
+};
+
+/// Lex and parse a buffer.
+Module parseModule(const SourceManager &sources, DiagnosticEngine &diags);
+
+} // namespace tensorium_mlir::frontend
