@@ -1,8 +1,12 @@
 // Tensorium_cc: the .tn compiler driver.
+#include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -23,9 +27,18 @@ constexpr const char *kUsage =
     "  --syntax-only        parse and analyse; report diagnostics only\n"
     "  --dump-ast           print the analysed syntax tree\n"
     "  --print-summary      print fields, parameters and the kernel families the program lowers to\n"
+    "  --emit-mlir <F>      write the generated MLIR module (ABI v3 attributes) to F\n"
+    "  --emit-lowered-mlir <F>  write the module lowered to the LLVM dialect to F\n"
+    "  --emit-llvm <F>      write LLVM IR to F\n"
+    "  --emit-obj <F>       write an object file for the host to F\n"
+    "                       (F may be '-' for standard output; emission flags combine)\n"
     "\n"
     "options:\n"
     "  -o <file>            write the action's output to <file> ('-' is standard output)\n"
+    "  --param <name>=<v>   fold parameter <name> into the constant <v> (repeatable)\n"
+    "  --kernels <list>     kernel families to emit: init,rhs,residual,spectral (default all)\n"
+    "  -O0 -O1 -O2 -O3      LLVM optimisation level for --emit-llvm/--emit-obj (default -O2)\n"
+    "  --cpu <name>         target CPU (default x86-64; 'native' uses this machine's CPU)\n"
     "  --help               show this help\n"
     "  --version            show the compiler and ABI version\n"
     "\n"
@@ -58,12 +71,60 @@ bool readInput(const std::string &path, std::string &out) {
 }
 } // namespace
 
+namespace {
+bool writeOutput(const std::string &path, const std::string &data) {
+  if (path == "-") {
+    std::cout.write(data.data(), static_cast<std::streamsize>(data.size()));
+    std::cout.flush();
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream file(path, std::ios::binary);
+  if (!file) {
+    std::cerr << "Tensorium_cc: error: cannot write '" << path << "': " << std::strerror(errno) << '\n';
+    return false;
+  }
+  file.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!file) {
+    std::cerr << "Tensorium_cc: error: writing '" << path << "' failed\n";
+    return false;
+  }
+  return true;
+}
+
+bool parseKernels(const std::string &list, unsigned &mask) {
+  using tensorium_mlir::codegen::KernelSelection;
+  mask = 0;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item == "init") mask |= static_cast<unsigned>(KernelSelection::Init);
+    else if (item == "rhs") mask |= static_cast<unsigned>(KernelSelection::Rhs);
+    else if (item == "residual") mask |= static_cast<unsigned>(KernelSelection::Residual);
+    else if (item == "spectral") mask |= static_cast<unsigned>(KernelSelection::Spectral);
+    else if (item == "all") mask |= static_cast<unsigned>(KernelSelection::All);
+    else {
+      usageError("unknown kernel family '" + item + "' in --kernels (expected init, rhs, residual, spectral)");
+      return false;
+    }
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return true;
+}
+} // namespace
+
 int main(int argc, char **argv) {
+  using namespace tensorium_mlir::codegen;
   enum class Action { Check, DumpAst, Summary };
   Action action = Action::Check;
   bool actionSet = false;
   std::string input, output = "-";
   bool outputSet = false;
+  std::vector<std::pair<OutputKind, std::string>> emissions;
+  CompileOptions compile;
+  std::vector<std::pair<std::string, std::string>> paramFolds;
 
   auto setAction = [&](Action a, const char *flag) {
     if (actionSet && action != a)
@@ -72,9 +133,18 @@ int main(int argc, char **argv) {
     actionSet = true;
     return 0;
   };
+  auto needValue = [&](int &i, const std::string &flag, std::string &value) {
+    if (i + 1 >= argc) {
+      usageError("'" + flag + "' needs a value");
+      return false;
+    }
+    value = argv[++i];
+    return true;
+  };
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    std::string value;
     if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
@@ -90,13 +160,34 @@ int main(int argc, char **argv) {
       rc = setAction(Action::DumpAst, "--dump-ast");
     else if (arg == "--print-summary")
       rc = setAction(Action::Summary, "--print-summary");
-    else if (arg == "-o") {
-      if (i + 1 >= argc)
-        return usageError("'-o' needs a file name");
-      output = argv[++i];
-      outputSet = true;
-    } else if (arg.rfind("-o", 0) == 0 && arg.size() > 2 && arg[2] != '-') {
-      output = arg.substr(2);
+    else if (arg == "--emit-mlir" || arg == "--emit-lowered-mlir" || arg == "--emit-llvm" || arg == "--emit-obj") {
+      if (!needValue(i, arg, value))
+        return 1;
+      OutputKind kind = arg == "--emit-mlir"           ? OutputKind::MLIR
+                        : arg == "--emit-lowered-mlir" ? OutputKind::LoweredMLIR
+                        : arg == "--emit-llvm"         ? OutputKind::LLVMIR
+                                                       : OutputKind::Object;
+      emissions.push_back({kind, value});
+    } else if (arg == "--param") {
+      if (!needValue(i, arg, value))
+        return 1;
+      size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
+        return usageError("'--param' expects name=value, got '" + value + "'");
+      paramFolds.push_back({value.substr(0, eq), value.substr(eq + 1)});
+    } else if (arg == "--kernels") {
+      if (!needValue(i, arg, value) || !parseKernels(value, compile.codegen.kernels))
+        return 1;
+    } else if (arg == "--cpu") {
+      if (!needValue(i, arg, value))
+        return 1;
+      compile.cpu = value;
+    } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
+      compile.optLevel = static_cast<unsigned>(arg[2] - '0');
+    } else if (arg == "-o") {
+      if (!needValue(i, arg, value))
+        return 1;
+      output = value;
       outputSet = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
@@ -112,6 +203,13 @@ int main(int argc, char **argv) {
     return usageError("no input file");
   if (outputSet && action == Action::Check)
     return usageError("'-o' needs an action that produces output, such as --dump-ast");
+  if (actionSet && action != Action::Check && !emissions.empty())
+    return usageError("emission flags cannot be combined with --dump-ast or --print-summary");
+  int stdoutUsers = (outputSet ? output == "-" : actionSet && action != Action::Check);
+  for (auto &e : emissions)
+    stdoutUsers += e.second == "-";
+  if (stdoutUsers > 1)
+    return usageError("only one output can go to standard output");
 
   std::string text;
   if (!readInput(input, text))
@@ -120,32 +218,45 @@ int main(int argc, char **argv) {
   DiagnosticEngine diags(sources, &std::cerr);
   Module module;
   bool ok = parseAndAnalyze(sources, diags, module);
-  if (!ok) {
+  if (ok) {
+    for (auto &[name, text] : paramFolds) {
+      bool declared = std::any_of(module.params.begin(), module.params.end(),
+                                  [&](const ParamDecl &p) { return p.name == name; });
+      if (!declared)
+        return usageError("'--param " + name + "=...' names no parameter of '" + input + "'");
+      char *end = nullptr;
+      double v = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end != '\0' || !std::isfinite(v))
+        return usageError("'--param " + name + "=" + text + "': the value is not a finite number");
+      compile.codegen.foldedParams[name] = v;
+    }
+  }
+  auto failed = [&]() {
     unsigned n = diags.errorCount();
     std::cerr << n << (n == 1 ? " error" : " errors") << " generated.\n";
     return 1;
+  };
+  if (!ok)
+    return failed();
+
+  for (auto &[kind, path] : emissions) {
+    std::string data, error;
+    if (!compileModule(module, compile, kind, diags, data, error)) {
+      if (diags.hasErrors())
+        return failed();
+      std::cerr << "Tensorium_cc: error: " << error << '\n';
+      return 1;
+    }
+    if (!writeOutput(path, data))
+      return 1;
   }
   if (action == Action::Check)
     return 0;
 
-  std::ofstream file;
-  std::ostream *out = &std::cout;
-  if (output != "-") {
-    file.open(output, std::ios::binary);
-    if (!file) {
-      std::cerr << "Tensorium_cc: error: cannot write '" << output << "': " << std::strerror(errno) << '\n';
-      return 1;
-    }
-    out = &file;
-  }
+  std::ostringstream rendered;
   if (action == Action::DumpAst)
-    dumpModule(module, sources, *out);
+    dumpModule(module, sources, rendered);
   else
-    printModuleSummary(module, *out);
-  out->flush();
-  if (!*out) {
-    std::cerr << "Tensorium_cc: error: writing '" << output << "' failed\n";
-    return 1;
-  }
-  return 0;
+    printModuleSummary(module, rendered);
+  return writeOutput(output, rendered.str()) ? 0 : 1;
 }

@@ -1,0 +1,86 @@
+#pragma once
+// Kernel plans: every generated function described as plain data (arguments, ABI metadata,
+// a scalar graph of what each output component stores). Built from the analysed AST without
+// MLIR; the MLIR emitter turns a plan into ops one-to-one.
+#include "tensorium_mlir/CodeGen/ScalarGraph.h"
+#include "tensorium_mlir/Frontend/AST.h"
+#include "tensorium_mlir/Frontend/Diagnostics.h"
+
+#include <array>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::codegen {
+
+enum class KernelFamily { InitPoint, InitGrid, RhsGrid, ResidualGrid, SpectralPoint, SpectralJvp, SpectralGrid };
+enum class LoopStyle { None, Scf, Affine, Parallel };
+
+enum class ArgType { Index, F64, Buffer, FixedBuffer };
+enum class ArgRole {
+  Extent,     // nx, ny, nz or n_points (index)
+  Spacing,    // dx, dy, dz
+  Param,
+  Coordinate, // coordinate buffer or value
+  Field,      // field buffer (or bundle component) read by the kernel
+  Direction,  // JVP direction bundle component
+  Output,     // written buffer
+};
+
+struct KernelArg {
+  std::string name;
+  ArgType type = ArgType::F64;
+  ArgRole role = ArgRole::Param;
+  int64_t fixedSize = 0;   // FixedBuffer: memref<N x f64>
+  unsigned components = 1; // buffers: components per grid point
+  bool read = false;
+  bool written = false;
+};
+
+struct KernelStore {
+  int arg = 0;       // buffer argument
+  int component = 0; // SoA component
+  NodeId value = -1;
+};
+
+struct KernelPlan {
+  std::string symbol;
+  std::string kind;
+  KernelFamily family = KernelFamily::RhsGrid;
+  LoopStyle loop = LoopStyle::None;
+  std::vector<KernelArg> args;
+  /// Leaves are LeafKind::Arg: `a` is the argument; for buffers `b` is the component and
+  /// `offset` the stencil shift from the current point.
+  ScalarGraph graph;
+  std::vector<KernelStore> stores;
+  NodeId result = -1; // point kernels that return an f64
+  std::array<int, 3> radius{0, 0, 0};
+  int stencilRadius = 0;
+  std::vector<std::string> paramNames, coordNames, fieldNames, outputNames;
+  std::vector<int64_t> readArgs, writeArgs;
+  bool residualKernel = false;
+  /// Buffers read with a stencil and also written: copied once before the loop.
+  std::vector<int> snapshotArgs;
+};
+
+enum class KernelSelection : unsigned {
+  Init = 1, Rhs = 2, Residual = 4, Spectral = 8, All = 15,
+};
+
+struct CodeGenOptions {
+  /// Parameters folded into constants (`--param name=value`).
+  std::map<std::string, double> foldedParams;
+  unsigned kernels = static_cast<unsigned>(KernelSelection::All);
+};
+
+/// Builds every kernel the module lowers to. Reports located errors for constructs a kernel
+/// family cannot express; returns an empty list when any error was reported.
+std::vector<KernelPlan> planKernels(const frontend::Module &module, const CodeGenOptions &options,
+                                    frontend::DiagnosticEngine &diags);
+
+/// Centred finite-difference weights for order p (2, 4, 6, 8): offsets -p/2..p/2.
+const std::vector<double> &firstDerivativeWeights(unsigned order);
+const std::vector<double> &secondDerivativeWeights(unsigned order);
+
+} // namespace tensorium_mlir::codegen

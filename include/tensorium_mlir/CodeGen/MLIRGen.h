@@ -1,0 +1,19 @@
+#pragma once
+// Kernel plans -> MLIR (func, arith, math, memref, scf, affine) with ABI v3 attributes.
+// Only MLIR-facing translation units include this header.
+#include "tensorium_mlir/CodeGen/KernelPlan.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace tensorium_mlir::codegen {
+
+/// Loads every dialect the emitted and lowered modules use.
+void loadTensoriumDialects(mlir::MLIRContext &context);
+
+mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context,
+                                             const std::vector<KernelPlan> &kernels,
+                                             const std::string &sourceName);
+
+} // namespace tensorium_mlir::codegen

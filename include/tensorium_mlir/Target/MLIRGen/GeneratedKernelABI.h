@@ -1,0 +1,89 @@
+#pragma once
+// The one place that spells the generated-kernel ABI v3: version, attribute names, symbol
+// names, kind tags and the rank-1 memref descriptor. Pure C++ so runtime code can include it.
+#include <cstdint>
+#include <string_view>
+
+namespace tensorium_mlir::abi {
+
+inline constexpr int64_t kABIVersion = 3;
+
+// Function attributes.
+inline constexpr std::string_view kAttrVersion = "tensorium.abi.version";
+inline constexpr std::string_view kAttrKind = "tensorium.abi.kind";
+inline constexpr std::string_view kAttrMemoryLayout = "tensorium.abi.memory_layout";
+inline constexpr std::string_view kAttrMemrefABI = "tensorium.abi.memref_abi";
+inline constexpr std::string_view kAttrParamNames = "tensorium.abi.param_names";
+inline constexpr std::string_view kAttrCoordNames = "tensorium.abi.coord_names";
+inline constexpr std::string_view kAttrFieldNames = "tensorium.abi.field_names";
+inline constexpr std::string_view kAttrOutputNames = "tensorium.abi.output_names";
+inline constexpr std::string_view kAttrReadArgIndices = "tensorium.abi.read_arg_indices";
+inline constexpr std::string_view kAttrWriteArgIndices = "tensorium.abi.write_arg_indices";
+inline constexpr std::string_view kAttrStencilRadius = "tensorium.abi.stencil_radius";
+inline constexpr std::string_view kAttrResidualKernel = "tensorium.abi.residual_kernel";
+
+// Attribute values.
+inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";
+inline constexpr std::string_view kMemrefABIStridedRank1F64 = "strided_memref_rank1_f64";
+
+// Symbols.
+inline constexpr std::string_view kSymbolInit = "tensorium_init";
+inline constexpr std::string_view kSymbolRhs = "tensorium_rhs";
+inline constexpr std::string_view kSymbolEntry = "tensorium_entry";
+inline constexpr std::string_view kSymbolInitPoint = "tensorium_init_point";
+inline constexpr std::string_view kSymbolInitGridScf = "tensorium_init_grid_scf";
+inline constexpr std::string_view kSymbolInitGridAffine = "tensorium_init_grid_affine";
+inline constexpr std::string_view kSymbolRhsGridScf = "tensorium_rhs_grid_scf";
+inline constexpr std::string_view kSymbolRhsGridAffine = "tensorium_rhs_grid_affine";
+inline constexpr std::string_view kSymbolRhsGridParallel = "tensorium_rhs_grid_parallel";
+inline constexpr std::string_view kSymbolResidualGridScf = "tensorium_residual_grid_scf";
+inline constexpr std::string_view kSymbolResidualGridAffine = "tensorium_residual_grid_affine";
+inline constexpr std::string_view kSymbolResidualGridParallel = "tensorium_residual_grid_parallel";
+inline constexpr std::string_view kSymbolPrefix = "tensorium_";
+inline constexpr std::string_view kSymbolSpectralResidualPrefix = "tensorium_spectral_residual_";
+inline constexpr std::string_view kSymbolSpectralResidualJvpPrefix = "tensorium_spectral_residual_jvp_";
+inline constexpr std::string_view kSymbolSpectralResidualGridPrefix = "tensorium_spectral_residual_grid_";
+
+// Kind tags (the value of tensorium.abi.kind).
+inline constexpr std::string_view kKindInit = "init";
+inline constexpr std::string_view kKindRhs = "rhs";
+inline constexpr std::string_view kKindEntry = "entry";
+inline constexpr std::string_view kKindInitPoint = "init_point";
+inline constexpr std::string_view kKindInitGridScf = "init_grid_scf";
+inline constexpr std::string_view kKindInitGridAffine = "init_grid_affine";
+inline constexpr std::string_view kKindRhsGridScf = "rhs_grid_scf";
+inline constexpr std::string_view kKindRhsGridAffine = "rhs_grid_affine";
+inline constexpr std::string_view kKindRhsGridParallel = "rhs_grid_parallel";
+inline constexpr std::string_view kKindResidualGridScf = "residual_grid_scf";
+inline constexpr std::string_view kKindResidualGridAffine = "residual_grid_affine";
+inline constexpr std::string_view kKindResidualGridParallel = "residual_grid_parallel";
+inline constexpr std::string_view kKindSpectralResidual = "spectral_residual";
+inline constexpr std::string_view kKindSpectralResidualJvp = "spectral_residual_jvp";
+inline constexpr std::string_view kKindSpectralResidualGrid = "spectral_residual_grid";
+
+/// Output buffers of `dt X = ...` are named with this prefix: `dX`.
+inline constexpr std::string_view kDerivativeOutputPrefix = "d";
+
+/// Spectral derivative bundle of one scalar field at one collocation point.
+inline constexpr int kSpectralBundleSize = 10;
+inline constexpr std::string_view kSpectralBundleSlotNames[kSpectralBundleSize] = {
+    "value", "d1", "d2", "d3", "d11", "d12", "d13", "d22", "d23", "d33"};
+/// Bundle slot of the first derivative along axis a (0-based).
+constexpr int spectralFirstDerivativeSlot(int a) { return 1 + a; }
+/// Bundle slot of the second derivative along axes a and b (0-based, symmetric).
+constexpr int spectralSecondDerivativeSlot(int a, int b) {
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  constexpr int base[3] = {4, 7, 9}; // d11, d22, d33
+  return base[lo] + (hi - lo);
+}
+
+/// Lowered form of one memref<?xf64> argument: five C arguments.
+struct StridedMemRef1DF64 {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+};
+
+} // namespace tensorium_mlir::abi

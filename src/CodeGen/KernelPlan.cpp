@@ -1,0 +1,933 @@
+#include "tensorium_mlir/CodeGen/KernelPlan.h"
+#include "tensorium_mlir/Frontend/Sema.h"
+#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+namespace tensorium_mlir::codegen {
+
+using namespace frontend;
+
+const std::vector<double> &firstDerivativeWeights(unsigned order) {
+  static const std::vector<double> w2{-1.0 / 2, 0, 1.0 / 2};
+  static const std::vector<double> w4{1.0 / 12, -2.0 / 3, 0, 2.0 / 3, -1.0 / 12};
+  static const std::vector<double> w6{-1.0 / 60, 3.0 / 20, -3.0 / 4, 0, 3.0 / 4, -3.0 / 20, 1.0 / 60};
+  static const std::vector<double> w8{1.0 / 280, -4.0 / 105, 1.0 / 5, -4.0 / 5, 0,
+                                      4.0 / 5,   -1.0 / 5,   4.0 / 105, -1.0 / 280};
+  switch (order) {
+  case 4: return w4;
+  case 6: return w6;
+  case 8: return w8;
+  default: return w2;
+  }
+}
+
+const std::vector<double> &secondDerivativeWeights(unsigned order) {
+  static const std::vector<double> w2{1, -2, 1};
+  static const std::vector<double> w4{-1.0 / 12, 4.0 / 3, -5.0 / 2, 4.0 / 3, -1.0 / 12};
+  static const std::vector<double> w6{1.0 / 90, -3.0 / 20, 3.0 / 2, -49.0 / 18, 3.0 / 2, -3.0 / 20, 1.0 / 90};
+  static const std::vector<double> w8{-1.0 / 560, 8.0 / 315, -1.0 / 5,  8.0 / 5, -205.0 / 72,
+                                      8.0 / 5,    -1.0 / 5,  8.0 / 315, -1.0 / 560};
+  switch (order) {
+  case 4: return w4;
+  case 6: return w6;
+  case 8: return w8;
+  default: return w2;
+  }
+}
+
+namespace {
+
+enum class Mode { Point, FiniteDifference, Spectral };
+
+unsigned rangeOf(IndexSpace space, unsigned dim) { return space == IndexSpace::Spatial ? dim : dim + 1; }
+
+/// Row-major flattening of component indices.
+int flatten(const std::vector<int> &idx, unsigned n) {
+  int c = 0;
+  for (int v : idx)
+    c = c * static_cast<int>(n) + v;
+  return c;
+}
+
+std::vector<std::vector<int>> allTuples(unsigned rank, unsigned n) {
+  std::vector<std::vector<int>> out;
+  std::vector<int> t(rank, 0);
+  for (;;) {
+    out.push_back(t);
+    int slot = static_cast<int>(rank) - 1;
+    while (slot >= 0 && ++t[static_cast<size_t>(slot)] == static_cast<int>(n)) {
+      t[static_cast<size_t>(slot)] = 0;
+      --slot;
+    }
+    if (slot < 0)
+      break;
+  }
+  return out;
+}
+
+struct CodeGenError {};
+
+/// Turns analysed tensor expressions into scalar graph nodes (abstract leaves: parameters,
+/// coordinates, field components, spectral bundle slots, grid spacings).
+class Scalarizer {
+public:
+  Scalarizer(const Module &m, const CodeGenOptions &opts, DiagnosticEngine &d, ScalarGraph &g, Mode mode)
+      : m_(m), opts_(opts), d_(d), g_(g), mode_(mode), dim_(m.sim.dimension), order_(m.sim.order) {
+    for (size_t i = 0; i < m.fields.size(); ++i)
+      fieldIndex_[m.fields[i].get()] = static_cast<int>(i);
+    for (size_t i = 0; i < m.params.size(); ++i)
+      paramIndex_[m.params[i].name] = static_cast<int>(i);
+    for (const auto &f : m.fields) {
+      if (f->type == TensorType::Metric && f->space == IndexSpace::Spatial && !metric_)
+        metric_ = f.get();
+      if (f->type == TensorType::InverseMetric && f->space == IndexSpace::Spatial && !inverseMetric_)
+        inverseMetric_ = f.get();
+    }
+  }
+
+  using Env = std::map<std::string, int>;
+
+  [[noreturn]] void fail(SourceRange r, const std::string &msg) {
+    d_.error(r, msg);
+    throw CodeGenError{};
+  }
+
+  /// Evaluates a statement's temporaries table entry for all components.
+  void defineTemporary(const Stmt &s) {
+    const TemporaryInfo &t = *s.temporary;
+    std::map<std::vector<int>, NodeId> values;
+    if (t.indices.empty()) {
+      Env env;
+      values[{}] = eval(*s.value, env);
+    } else {
+      std::vector<unsigned> ranges;
+      for (const TypedIndex &ti : t.indices)
+        ranges.push_back(rangeOf(ti.space, dim_));
+      // Indices of one temporary share a space in practice; use the first one's range.
+      for (const auto &tuple : allTuples(static_cast<unsigned>(t.indices.size()), ranges[0])) {
+        Env env;
+        for (size_t slot = 0; slot < tuple.size(); ++slot)
+          env[t.indices[slot].name] = tuple[slot];
+        values[tuple] = eval(*s.value, env);
+      }
+    }
+    temps_[&t] = std::move(values);
+  }
+
+  /// Value of the statement's right-hand side for the target component tuple (in slot order).
+  NodeId evalAssignment(const Stmt &s, const std::vector<int> &tuple) {
+    Env env;
+    for (size_t slot = 0; slot < tuple.size(); ++slot)
+      env[s.targetIndices[slot].name] = tuple[slot];
+    return eval(*s.value, env);
+  }
+
+  NodeId eval(const Expr &e, Env &env) {
+    switch (e.kind) {
+    case ExprKind::Number:
+      return g_.constant(e.number);
+    case ExprKind::Ref:
+      return evalRef(e, env);
+    case ExprKind::Negate:
+      return g_.neg(eval(*e.operands[0], env));
+    case ExprKind::Binary: {
+      NodeId a = eval(*e.operands[0], env);
+      NodeId b = eval(*e.operands[1], env);
+      switch (e.op) {
+      case '+': return g_.add(a, b);
+      case '-': return g_.sub(a, b);
+      case '*': return g_.mul(a, b);
+      default: return g_.div(a, b);
+      }
+    }
+    case ExprKind::Power:
+      return g_.pow(eval(*e.operands[0], env), e.exponent.num, e.exponent.den);
+    case ExprKind::Call:
+      return evalCall(e, env);
+    case ExprKind::Contract: {
+      std::vector<unsigned> ranges;
+      for (const std::string &name : e.summedIndices)
+        ranges.push_back(rangeOf(isSpatialIndexName(name) ? IndexSpace::Spatial : IndexSpace::Spacetime, dim_));
+      NodeId sum = g_.constant(0.0);
+      std::function<void(size_t)> loop = [&](size_t k) {
+        if (k == e.summedIndices.size()) {
+          sum = g_.add(sum, eval(*e.operands[0], env));
+          return;
+        }
+        for (unsigned v = 0; v < ranges[k]; ++v) {
+          env[e.summedIndices[k]] = static_cast<int>(v);
+          loop(k + 1);
+        }
+        env.erase(e.summedIndices[k]);
+      };
+      loop(0);
+      return sum;
+    }
+    case ExprKind::Derivative: {
+      int axis = env.at(e.indices.front().name);
+      const Expr &inner = *e.operands[0];
+      if (mode_ == Mode::FiniteDifference && inner.kind == ExprKind::Derivative &&
+          env.at(inner.indices.front().name) == axis)
+        return secondDerivativeFd(eval(*inner.operands[0], env), axis);
+      return derivative(eval(inner, env), axis, e.range);
+    }
+    case ExprKind::Laplacian: {
+      NodeId u = eval(*e.operands[0], env);
+      NodeId sum = g_.constant(0.0);
+      for (unsigned a = 0; a < dim_; ++a) {
+        NodeId second = mode_ == Mode::FiniteDifference
+                            ? secondDerivativeFd(u, static_cast<int>(a))
+                            : derivative(derivative(u, static_cast<int>(a), e.range), static_cast<int>(a), e.range);
+        sum = g_.add(sum, second);
+      }
+      return sum;
+    }
+    case ExprKind::Covariant:
+      return evalCovariant(e, env);
+    }
+    fail(e.range, "internal: unhandled expression");
+  }
+
+  // ---------------------------------------------------------------- leaves
+
+  NodeId paramNode(const std::string &name) {
+    auto folded = opts_.foldedParams.find(name);
+    if (folded != opts_.foldedParams.end())
+      return g_.constant(folded->second);
+    Leaf l;
+    l.kind = LeafKind::Param;
+    l.a = paramIndex_.at(name);
+    return g_.leaf(l);
+  }
+
+  int coordinateAxis(const std::string &name) const {
+    for (size_t i = 0; i < m_.sim.coordinateNames.size(); ++i)
+      if (m_.sim.coordinateNames[i] == name)
+        return static_cast<int>(i);
+    return 0;
+  }
+
+  NodeId fieldNode(const FieldDecl &f, int component, SourceRange where) {
+    Leaf l;
+    if (mode_ == Mode::Spectral) {
+      if (tensorTypeRank(f.type) != 0)
+        fail(where, "spectral residuals take scalar fields only; '" + f.name + "' has rank " +
+                        std::to_string(tensorTypeRank(f.type)));
+      l.kind = LeafKind::Bundle;
+      l.a = fieldIndex_.at(&f);
+      l.b = 0;
+      return g_.leaf(l);
+    }
+    if (mode_ == Mode::Point)
+      fail(where, "initial data cannot read field '" + f.name + "'");
+    l.kind = LeafKind::Field;
+    l.a = fieldIndex_.at(&f);
+    l.b = component;
+    return g_.leaf(l);
+  }
+
+  NodeId evalRef(const Expr &e, Env &env) {
+    switch (e.refKind) {
+    case RefKind::Param:
+      return paramNode(e.text);
+    case RefKind::Coordinate: {
+      Leaf l;
+      l.kind = LeafKind::Coord;
+      l.a = coordinateAxis(e.text);
+      return g_.leaf(l);
+    }
+    case RefKind::Temporary: {
+      std::vector<int> tuple;
+      for (const IndexName &idx : e.indices)
+        tuple.push_back(env.at(idx.name));
+      return temps_.at(e.temporary).at(tuple);
+    }
+    case RefKind::Field: {
+      const FieldDecl &f = *e.field;
+      std::vector<int> tuple;
+      for (const IndexName &idx : e.indices)
+        tuple.push_back(env.at(idx.name));
+      return fieldNode(f, flatten(tuple, rangeOf(f.space, dim_)), e.range);
+    }
+    case RefKind::Unresolved:
+      break;
+    }
+    fail(e.range, "internal: unresolved reference '" + e.text + "'");
+  }
+
+  NodeId evalCall(const Expr &e, Env &env) {
+    if (e.externDecl)
+      fail(e.range, "extern function '" + e.text + "' has no body; executable kernels can call "
+                    "only the built-ins sqrt, sin, cos, exp, log and pow");
+    NodeId a = eval(*e.operands[0], env);
+    switch (e.builtin) {
+    case Builtin::Sqrt: return g_.unary(NodeOp::Sqrt, a);
+    case Builtin::Sin: return g_.unary(NodeOp::Sin, a);
+    case Builtin::Cos: return g_.unary(NodeOp::Cos, a);
+    case Builtin::Exp: return g_.unary(NodeOp::Exp, a);
+    case Builtin::Log: return g_.unary(NodeOp::Log, a);
+    case Builtin::Pow: return g_.powGeneral(a, eval(*e.operands[1], env));
+    case Builtin::None: break;
+    }
+    fail(e.range, "internal: unknown built-in '" + e.text + "'");
+  }
+
+  // ---------------------------------------------------------------- derivatives
+
+  NodeId spacing(int axis) {
+    Leaf l;
+    l.kind = LeafKind::Spacing;
+    l.a = axis;
+    return g_.leaf(l);
+  }
+
+  NodeId shifted(NodeId node, int axis, int by) {
+    std::unordered_map<NodeId, NodeId> memo;
+    return g_.rebuild(
+        node, g_,
+        [&](const Leaf &leaf, ScalarGraph &target) {
+          Leaf l = leaf;
+          if (l.kind == LeafKind::Field || l.kind == LeafKind::Coord)
+            l.offset[static_cast<size_t>(axis)] = static_cast<int8_t>(l.offset[static_cast<size_t>(axis)] + by);
+          return target.leaf(l);
+        },
+        memo);
+  }
+
+  NodeId stencil(NodeId u, int axis, const std::vector<double> &w, NodeId scale) {
+    int r = static_cast<int>(w.size() / 2);
+    NodeId sum = g_.constant(0.0);
+    for (int s = -r; s <= r; ++s) {
+      double c = w[static_cast<size_t>(s + r)];
+      if (c != 0.0)
+        sum = g_.add(sum, g_.mul(g_.constant(c), shifted(u, axis, s)));
+    }
+    return g_.div(sum, scale);
+  }
+
+  NodeId secondDerivativeFd(NodeId u, int axis) {
+    NodeId h = spacing(axis);
+    return stencil(u, axis, secondDerivativeWeights(order_), g_.mul(h, h));
+  }
+
+  NodeId derivative(NodeId u, int axis, SourceRange where) {
+    if (mode_ == Mode::Point)
+      fail(where, "initial data cannot take derivatives");
+    if (static_cast<unsigned>(axis) >= dim_)
+      fail(where, "derivative along axis " + std::to_string(axis + 1) + " in dimension " + std::to_string(dim_));
+    if (mode_ == Mode::FiniteDifference)
+      return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
+    // Spectral: chain rule down to the runtime-supplied bundle slots.
+    bool tooDeep = false;
+    std::unordered_map<NodeId, NodeId> memo;
+    NodeId out = g_.differentiate(
+        u,
+        [&](const Leaf &leaf) -> NodeId {
+          switch (leaf.kind) {
+          case LeafKind::Coord: return g_.constant(leaf.a == axis ? 1.0 : 0.0);
+          case LeafKind::Bundle: {
+            Leaf l = leaf;
+            if (leaf.b == 0)
+              l.b = abi::spectralFirstDerivativeSlot(axis);
+            else if (leaf.b <= 3)
+              l.b = abi::spectralSecondDerivativeSlot(leaf.b - 1, axis);
+            else {
+              tooDeep = true;
+              return g_.constant(0.0);
+            }
+            return g_.leaf(l);
+          }
+          default: return g_.constant(0.0);
+          }
+        },
+        memo);
+    if (tooDeep)
+      fail(where, "spectral derivative bundles carry at most second derivatives; this expression "
+                  "needs a third");
+    return out;
+  }
+
+  // ---------------------------------------------------------------- covariant derivative
+
+  NodeId metricComponent(int i, int j) {
+    return fieldNode(*metric_, i * static_cast<int>(dim_) + j, metric_->nameRange);
+  }
+
+  NodeId inverseMetricComponent(int i, int j) {
+    if (inverseMetric_)
+      return fieldNode(*inverseMetric_, i * static_cast<int>(dim_) + j, inverseMetric_->nameRange);
+    if (inverse_.empty()) {
+      std::vector<NodeId> gm;
+      for (unsigned a = 0; a < dim_; ++a)
+        for (unsigned b = 0; b < dim_; ++b)
+          gm.push_back(metricComponent(static_cast<int>(a), static_cast<int>(b)));
+      inverse_ = symmetricInverse(g_, gm, dim_);
+    }
+    return inverse_[static_cast<size_t>(i) * dim_ + static_cast<size_t>(j)];
+  }
+
+  /// Christoffel symbol Gamma^a_{bc}.
+  NodeId christoffel(int a, int b, int c, SourceRange where) {
+    auto key = std::array<int, 3>{a, b, c};
+    if (auto it = christoffel_.find(key); it != christoffel_.end())
+      return it->second;
+    NodeId sum = g_.constant(0.0);
+    for (unsigned dd = 0; dd < dim_; ++dd) {
+      int d = static_cast<int>(dd);
+      NodeId term = g_.sub(g_.add(derivative(metricComponent(d, c), b, where),
+                                  derivative(metricComponent(d, b), c, where)),
+                           derivative(metricComponent(b, c), d, where));
+      sum = g_.add(sum, g_.mul(inverseMetricComponent(a, d), term));
+    }
+    NodeId value = g_.mul(g_.constant(0.5), sum);
+    christoffel_[key] = value;
+    return value;
+  }
+
+  NodeId evalCovariant(const Expr &e, Env &env) {
+    if (mode_ == Mode::Spectral)
+      fail(e.range, "nabla_k is not available in spectral residuals; write the Christoffel terms "
+                    "explicitly");
+    const Expr &arg = *e.operands[0];
+    const FieldDecl &f = *arg.field;
+    int k = env.at(e.indices.front().name);
+    std::vector<int> tuple;
+    for (const IndexName &idx : arg.indices)
+      tuple.push_back(env.at(idx.name));
+    unsigned n = rangeOf(f.space, dim_);
+    NodeId value = derivative(fieldNode(f, flatten(tuple, n), arg.range), k, e.range);
+    for (size_t slot = 0; slot < tuple.size(); ++slot) {
+      for (unsigned mm = 0; mm < dim_; ++mm) {
+        std::vector<int> t = tuple;
+        t[slot] = static_cast<int>(mm);
+        NodeId comp = fieldNode(f, flatten(t, n), arg.range);
+        if (f.variances[slot] == Variance::Up)
+          value = g_.add(value, g_.mul(christoffel(tuple[slot], k, static_cast<int>(mm), e.range), comp));
+        else
+          value = g_.sub(value, g_.mul(christoffel(static_cast<int>(mm), k, tuple[slot], e.range), comp));
+      }
+    }
+    return value;
+  }
+
+public:
+  /// Inverse of a symmetric n x n matrix (n <= 3) by cofactors; row-major in and out.
+  static std::vector<NodeId> symmetricInverse(ScalarGraph &g, const std::vector<NodeId> &a, unsigned n) {
+    auto at = [&](unsigned i, unsigned j) { return a[i * n + j]; };
+    std::vector<NodeId> inv(n * n);
+    if (n == 1) {
+      inv[0] = g.div(g.constant(1.0), at(0, 0));
+      return inv;
+    }
+    if (n == 2) {
+      NodeId det = g.sub(g.mul(at(0, 0), at(1, 1)), g.mul(at(0, 1), at(1, 0)));
+      inv[0] = g.div(at(1, 1), det);
+      inv[1] = g.div(g.neg(at(0, 1)), det);
+      inv[2] = g.div(g.neg(at(1, 0)), det);
+      inv[3] = g.div(at(0, 0), det);
+      return inv;
+    }
+    auto cof = [&](unsigned i, unsigned j) {
+      unsigned r0 = (i + 1) % 3, r1 = (i + 2) % 3, c0 = (j + 1) % 3, c1 = (j + 2) % 3;
+      return g.sub(g.mul(at(r0, c0), at(r1, c1)), g.mul(at(r0, c1), at(r1, c0)));
+    };
+    NodeId det = g.add(g.add(g.mul(at(0, 0), cof(0, 0)), g.mul(at(0, 1), cof(0, 1))),
+                       g.mul(at(0, 2), cof(0, 2)));
+    NodeId rdet = g.div(g.constant(1.0), det);
+    for (unsigned i = 0; i < 3; ++i)
+      for (unsigned j = 0; j < 3; ++j)
+        inv[i * 3 + j] = g.mul(cof(j, i), rdet); // adjugate is the cofactor transpose
+    return inv;
+  }
+
+private:
+  const Module &m_;
+  const CodeGenOptions &opts_;
+  DiagnosticEngine &d_;
+  ScalarGraph &g_;
+  Mode mode_;
+  unsigned dim_;
+  unsigned order_;
+  std::map<const FieldDecl *, int> fieldIndex_;
+  std::map<std::string, int> paramIndex_;
+  std::map<const TemporaryInfo *, std::map<std::vector<int>, NodeId>> temps_;
+  const FieldDecl *metric_ = nullptr;
+  const FieldDecl *inverseMetric_ = nullptr;
+  std::vector<NodeId> inverse_;
+  std::map<std::array<int, 3>, NodeId> christoffel_;
+};
+
+// -------------------------------------------------------------------- kernel assembly
+
+/// Collects the abstract leaves a set of roots reads.
+struct LeafUse {
+  std::set<int> params, coords, fields;
+  std::map<int, std::set<int>> bundleSlots;
+  std::array<int, 3> radius{0, 0, 0};
+};
+
+LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots) {
+  LeafUse use;
+  for (NodeId id : g.topologicalOrder(roots)) {
+    const Node &n = g.node(id);
+    if (n.op != NodeOp::Leaf)
+      continue;
+    const Leaf &l = n.leaf;
+    switch (l.kind) {
+    case LeafKind::Param: use.params.insert(l.a); break;
+    case LeafKind::Coord: use.coords.insert(l.a); break;
+    case LeafKind::Field: use.fields.insert(l.a); break;
+    case LeafKind::Bundle: use.fields.insert(l.a); break;
+    default: break;
+    }
+    if (l.kind == LeafKind::Field || l.kind == LeafKind::Coord)
+      for (size_t a = 0; a < 3; ++a)
+        use.radius[a] = std::max(use.radius[a], std::abs(static_cast<int>(l.offset[a])));
+  }
+  return use;
+}
+
+void setCommonAttributes(KernelPlan &plan) {
+  plan.readArgs.clear();
+  plan.writeArgs.clear();
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const KernelArg &a = plan.args[i];
+    if (a.read)
+      plan.readArgs.push_back(static_cast<int64_t>(i));
+    if (a.written)
+      plan.writeArgs.push_back(static_cast<int64_t>(i));
+  }
+}
+
+std::string kindOf(std::string_view symbol) {
+  return std::string(symbol.substr(abi::kSymbolPrefix.size()));
+}
+
+class Planner {
+public:
+  Planner(const Module &m, const CodeGenOptions &o, DiagnosticEngine &d) : m_(m), o_(o), d_(d) {}
+
+  std::vector<KernelPlan> run() {
+    std::vector<KernelPlan> out;
+    try {
+      if (o_.kernels & static_cast<unsigned>(KernelSelection::Init))
+        planInit(out);
+      if (o_.kernels & static_cast<unsigned>(KernelSelection::Rhs))
+        planGrid(out, ComputeKind::Evolution);
+      if (m_.sim.scheme == Scheme::FiniteDifference) {
+        if (o_.kernels & static_cast<unsigned>(KernelSelection::Residual))
+          planGrid(out, ComputeKind::Constraints);
+      } else if (o_.kernels & static_cast<unsigned>(KernelSelection::Spectral)) {
+        planSpectral(out);
+      }
+    } catch (CodeGenError &) {
+    }
+    if (d_.hasErrors())
+      out.clear();
+    return out;
+  }
+
+private:
+  std::vector<std::string> paramNamesUsed(const LeafUse &use) const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < m_.params.size(); ++i)
+      if (!o_.foldedParams.count(m_.params[i].name))
+        names.push_back(m_.params[i].name);
+    (void)use;
+    return names;
+  }
+
+  /// Non-folded parameters in declaration order, with their kernel argument slots.
+  void addParamArgs(KernelPlan &plan, std::map<int, int> &paramArg) {
+    for (size_t i = 0; i < m_.params.size(); ++i) {
+      if (o_.foldedParams.count(m_.params[i].name))
+        continue;
+      paramArg[static_cast<int>(i)] = static_cast<int>(plan.args.size());
+      plan.args.push_back({m_.params[i].name, ArgType::F64, ArgRole::Param, 0, 1, true, false});
+      plan.paramNames.push_back(m_.params[i].name);
+    }
+  }
+
+  // ------------------------------------------------------------ initial data
+
+  void planInit(std::vector<KernelPlan> &out) {
+    for (const InitialDataBlock &block : m_.initialData) {
+      if (!block.metric4 || !block.hasSplit)
+        continue;
+      ScalarGraph g;
+      Scalarizer s(m_, o_, d_, g, Mode::Point);
+      for (const Stmt &t : block.temporaries)
+        s.defineTemporary(t);
+      const Metric4 &metric = *block.metric4;
+      unsigned dim = m_.sim.dimension;
+      bool enforce = block.enforceSymmetry.present && block.enforceSymmetry.value;
+      auto entry = [&](unsigned r, unsigned c) {
+        if (enforce && r > c)
+          std::swap(r, c);
+        Scalarizer::Env env;
+        return s.eval(*metric.rows[r][c], env);
+      };
+      // 3+1 split: gamma_ij = g_ij, beta_i = g_0i, alpha^2 = beta_k beta^k - g_00.
+      std::vector<NodeId> gamma(dim * dim), beta(dim);
+      for (unsigned i = 0; i < dim; ++i) {
+        beta[i] = entry(0, i + 1);
+        for (unsigned j = 0; j < dim; ++j)
+          gamma[i * dim + j] = entry(i + 1, j + 1);
+      }
+      std::vector<NodeId> gammaU = Scalarizer::symmetricInverse(g, gamma, dim);
+      NodeId betaSq = g.constant(0.0);
+      for (unsigned i = 0; i < dim; ++i)
+        for (unsigned j = 0; j < dim; ++j)
+          betaSq = g.add(betaSq, g.mul(g.mul(gammaU[i * dim + j], beta[i]), beta[j]));
+      NodeId alpha = g.unary(NodeOp::Sqrt, g.sub(betaSq, entry(0, 0)));
+
+      struct Output {
+        const FieldDecl *field;
+        std::vector<NodeId> values;
+      };
+      std::vector<Output> outputs;
+      for (const char *q : {"alpha", "gamma", "gammaU"})
+        for (const SplitEntry &e : block.split)
+          if (e.quantity == q && e.field)
+            outputs.push_back({e.field, e.quantity == "alpha" ? std::vector<NodeId>{alpha}
+                                        : e.quantity == "gamma" ? gamma : gammaU});
+
+      for (int variant = 0; variant < 3; ++variant) {
+        KernelPlan plan;
+        plan.family = variant == 0 ? KernelFamily::InitPoint : KernelFamily::InitGrid;
+        plan.symbol = std::string(variant == 0   ? abi::kSymbolInitPoint
+                                  : variant == 1 ? abi::kSymbolInitGridScf
+                                                 : abi::kSymbolInitGridAffine);
+        plan.kind = kindOf(plan.symbol);
+        plan.loop = variant == 0 ? LoopStyle::None : variant == 1 ? LoopStyle::Scf : LoopStyle::Affine;
+        std::map<int, int> paramArg;
+        addParamArgs(plan, paramArg);
+        std::vector<int> coordArg;
+        for (unsigned a = 0; a < dim; ++a) {
+          coordArg.push_back(static_cast<int>(plan.args.size()));
+          plan.args.push_back({m_.sim.coordinateNames[a], variant == 0 ? ArgType::F64 : ArgType::Buffer,
+                               ArgRole::Coordinate, 0, 1, true, false});
+          plan.coordNames.push_back(m_.sim.coordinateNames[a]);
+        }
+        std::vector<int> outArg;
+        for (const Output &o : outputs) {
+          outArg.push_back(static_cast<int>(plan.args.size()));
+          unsigned comps = o.field->componentCount;
+          plan.args.push_back({o.field->name, variant == 0 ? ArgType::FixedBuffer : ArgType::Buffer,
+                               ArgRole::Output, variant == 0 ? static_cast<int64_t>(comps) : 0, comps,
+                               false, true});
+          plan.fieldNames.push_back(o.field->name);
+          plan.outputNames.push_back(o.field->name);
+        }
+        std::unordered_map<NodeId, NodeId> memo;
+        auto mapLeaf = [&](const Leaf &l, ScalarGraph &t) -> NodeId {
+          Leaf out;
+          out.kind = LeafKind::Arg;
+          out.a = l.kind == LeafKind::Param ? paramArg.at(l.a) : coordArg.at(static_cast<size_t>(l.a));
+          return t.leaf(out);
+        };
+        for (size_t k = 0; k < outputs.size(); ++k)
+          for (size_t c = 0; c < outputs[k].values.size(); ++c)
+            plan.stores.push_back({outArg[k], static_cast<int>(c),
+                                   g.rebuild(outputs[k].values[c], plan.graph, mapLeaf, memo)});
+        setCommonAttributes(plan);
+        out.push_back(std::move(plan));
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ fd grid kernels
+
+  void planGrid(std::vector<KernelPlan> &out, ComputeKind kind) {
+    const bool rhs = kind == ComputeKind::Evolution;
+    ScalarGraph g;
+    struct Target {
+      std::string bufferName;
+      const FieldDecl *field;
+      std::vector<NodeId> values;
+    };
+    std::vector<Target> targets;
+    bool any = false;
+    for (const ComputeBlock &block : m_.blocks) {
+      if (block.kind != kind)
+        continue;
+      any = true;
+      if (m_.sim.scheme == Scheme::Spectral && rhs) {
+        d_.error(block.nameRange, "evolution blocks need 'scheme = fd'; spectral grids only "
+                                  "provide residual kernels");
+        throw CodeGenError{};
+      }
+      Scalarizer s(m_, o_, d_, g, Mode::FiniteDifference);
+      for (const Stmt &st : block.statements) {
+        if (st.kind == StmtKind::Temporary) {
+          s.defineTemporary(st);
+          continue;
+        }
+        const FieldDecl &f = *st.field;
+        Target t;
+        t.field = &f;
+        t.bufferName = rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name;
+        unsigned n = rangeOf(f.space, m_.sim.dimension);
+        for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()), n)) {
+          // Target slots are written in declaration order; map the statement's index names.
+          t.values.push_back(s.evalAssignment(st, tuple));
+        }
+        targets.push_back(std::move(t));
+      }
+    }
+    if (!any || targets.empty())
+      return;
+
+    std::vector<NodeId> roots;
+    for (const Target &t : targets)
+      roots.insert(roots.end(), t.values.begin(), t.values.end());
+    LeafUse use = collectLeaves(g, roots);
+    int radius = std::max({use.radius[0], use.radius[1], use.radius[2]});
+
+    const std::string_view *symbols;
+    static const std::string_view rhsSymbols[3] = {abi::kSymbolRhsGridScf, abi::kSymbolRhsGridAffine,
+                                                   abi::kSymbolRhsGridParallel};
+    static const std::string_view resSymbols[3] = {abi::kSymbolResidualGridScf, abi::kSymbolResidualGridAffine,
+                                                   abi::kSymbolResidualGridParallel};
+    symbols = rhs ? rhsSymbols : resSymbols;
+    for (int variant = 0; variant < 3; ++variant) {
+      KernelPlan plan;
+      plan.family = rhs ? KernelFamily::RhsGrid : KernelFamily::ResidualGrid;
+      plan.symbol = std::string(symbols[variant]);
+      plan.kind = kindOf(plan.symbol);
+      plan.loop = variant == 0 ? LoopStyle::Scf : variant == 1 ? LoopStyle::Affine : LoopStyle::Parallel;
+      plan.residualKernel = !rhs;
+      for (const char *n : {"nx", "ny", "nz"})
+        plan.args.push_back({n, ArgType::Index, ArgRole::Extent, 0, 1, true, false});
+      for (const char *n : {"dx", "dy", "dz"})
+        plan.args.push_back({n, ArgType::F64, ArgRole::Spacing, 0, 1, true, false});
+      std::map<int, int> paramArg;
+      addParamArgs(plan, paramArg);
+      std::map<int, int> coordArg;
+      for (int c : use.coords) {
+        coordArg[c] = static_cast<int>(plan.args.size());
+        plan.args.push_back({m_.sim.coordinateNames[static_cast<size_t>(c)], ArgType::Buffer,
+                             ArgRole::Coordinate, 0, 1, true, false});
+        plan.coordNames.push_back(m_.sim.coordinateNames[static_cast<size_t>(c)]);
+      }
+      std::map<std::string, int> bufferArg;
+      std::map<int, int> fieldArg;
+      for (int fi : use.fields) {
+        const FieldDecl &f = *m_.fields[static_cast<size_t>(fi)];
+        fieldArg[fi] = static_cast<int>(plan.args.size());
+        bufferArg[f.name] = fieldArg[fi];
+        plan.args.push_back({f.name, ArgType::Buffer, ArgRole::Field, 0, f.componentCount, true, false});
+        plan.fieldNames.push_back(f.name);
+      }
+      std::vector<int> targetArg;
+      for (const Target &t : targets) {
+        auto it = bufferArg.find(t.bufferName);
+        if (it != bufferArg.end()) {
+          // The output is also read: same buffer, read with a stencil, so snapshot it.
+          KernelArg &a = plan.args[static_cast<size_t>(it->second)];
+          a.written = true;
+          a.role = ArgRole::Output;
+          plan.snapshotArgs.push_back(it->second);
+          targetArg.push_back(it->second);
+        } else {
+          int idx = static_cast<int>(plan.args.size());
+          bufferArg[t.bufferName] = idx;
+          plan.args.push_back({t.bufferName, ArgType::Buffer, ArgRole::Output, 0,
+                               t.field->componentCount, false, true});
+          plan.fieldNames.push_back(t.bufferName);
+          targetArg.push_back(idx);
+        }
+        plan.outputNames.push_back(t.bufferName);
+      }
+      std::unordered_map<NodeId, NodeId> memo;
+      auto mapLeaf = [&](const Leaf &l, ScalarGraph &tg) -> NodeId {
+        Leaf outLeaf;
+        outLeaf.kind = LeafKind::Arg;
+        outLeaf.offset = l.offset;
+        switch (l.kind) {
+        case LeafKind::Param: outLeaf.a = paramArg.at(l.a); outLeaf.offset = {0, 0, 0}; break;
+        case LeafKind::Spacing: outLeaf.a = 3 + l.a; outLeaf.offset = {0, 0, 0}; break;
+        case LeafKind::Coord: outLeaf.a = coordArg.at(l.a); break;
+        case LeafKind::Field: outLeaf.a = fieldArg.at(l.a); outLeaf.b = l.b; break;
+        default: break;
+        }
+        return tg.leaf(outLeaf);
+      };
+      for (size_t k = 0; k < targets.size(); ++k)
+        for (size_t c = 0; c < targets[k].values.size(); ++c)
+          plan.stores.push_back({targetArg[k], static_cast<int>(c),
+                                 g.rebuild(targets[k].values[c], plan.graph, mapLeaf, memo)});
+      for (unsigned a = 0; a < m_.sim.dimension && a < 3; ++a)
+        plan.radius[a] = radius;
+      plan.stencilRadius = radius;
+      setCommonAttributes(plan);
+      out.push_back(std::move(plan));
+    }
+  }
+
+  // ------------------------------------------------------------ spectral residuals
+
+  /// Fields in the order the residual meets them, temporaries expanded; the first one
+  /// that is differentiated comes first.
+  void fieldOrder(const Expr &e, bool underDerivative, const std::map<const TemporaryInfo *, const Expr *> &tempDefs,
+                  std::vector<const FieldDecl *> &seen, const FieldDecl *&primary,
+                  std::set<const TemporaryInfo *> &visiting) const {
+    if (e.kind == ExprKind::Ref) {
+      if (e.field) {
+        if (std::find(seen.begin(), seen.end(), e.field) == seen.end())
+          seen.push_back(e.field);
+        if (underDerivative && !primary)
+          primary = e.field;
+      } else if (e.temporary) {
+        auto it = tempDefs.find(e.temporary);
+        if (it != tempDefs.end() && visiting.insert(e.temporary).second) {
+          fieldOrder(*it->second, underDerivative, tempDefs, seen, primary, visiting);
+          visiting.erase(e.temporary);
+        }
+      }
+      return;
+    }
+    bool deriv = underDerivative || e.kind == ExprKind::Derivative || e.kind == ExprKind::Laplacian;
+    for (const ExprPtr &op : e.operands)
+      fieldOrder(*op, deriv, tempDefs, seen, primary, visiting);
+  }
+
+  void planSpectral(std::vector<KernelPlan> &out) {
+    for (const ComputeBlock &block : m_.blocks) {
+      if (block.kind != ComputeKind::Constraints)
+        continue;
+      ScalarGraph g;
+      Scalarizer s(m_, o_, d_, g, Mode::Spectral);
+      std::map<const TemporaryInfo *, const Expr *> tempDefs;
+      for (const Stmt &st : block.statements) {
+        if (st.kind == StmtKind::Temporary) {
+          s.defineTemporary(st);
+          tempDefs[st.temporary.get()] = st.value.get();
+          continue;
+        }
+        NodeId residual = s.evalAssignment(st, {});
+        std::vector<const FieldDecl *> order;
+        const FieldDecl *primary = nullptr;
+        std::set<const TemporaryInfo *> visiting;
+        fieldOrder(*st.value, false, tempDefs, order, primary, visiting);
+        if (order.empty()) {
+          d_.error(st.targetRange, "spectral residual '" + st.target + "' references no field, so "
+                                   "it has no unknown");
+          throw CodeGenError{};
+        }
+        if (primary) {
+          order.erase(std::find(order.begin(), order.end(), primary));
+          order.insert(order.begin(), primary);
+        }
+        planSpectralResidual(out, g, residual, st.target, order);
+      }
+    }
+  }
+
+  void planSpectralResidual(std::vector<KernelPlan> &out, ScalarGraph &g, NodeId residual,
+                            const std::string &target, const std::vector<const FieldDecl *> &fields) {
+    std::map<const FieldDecl *, int> fieldIndex;
+    for (size_t i = 0; i < m_.fields.size(); ++i)
+      fieldIndex[m_.fields[i].get()] = static_cast<int>(i);
+    // Forward-mode tangent: every bundle slot's tangent is the direction's slot.
+    std::unordered_map<NodeId, NodeId> dmemo;
+    NodeId tangent = g.differentiate(
+        residual,
+        [&](const Leaf &l) -> NodeId {
+          if (l.kind != LeafKind::Bundle)
+            return g.constant(0.0);
+          Leaf d = l;
+          d.kind = LeafKind::Direction;
+          return g.leaf(d);
+        },
+        dmemo);
+
+    auto coordName = [&](int a) {
+      return a < static_cast<int>(m_.sim.coordinateNames.size()) ? m_.sim.coordinateNames[static_cast<size_t>(a)]
+                                                                 : "x" + std::to_string(a + 1);
+    };
+    for (int variant = 0; variant < 3; ++variant) {
+      KernelPlan plan;
+      plan.family = variant == 0 ? KernelFamily::SpectralPoint
+                    : variant == 1 ? KernelFamily::SpectralJvp : KernelFamily::SpectralGrid;
+      plan.symbol = std::string(variant == 0   ? abi::kSymbolSpectralResidualPrefix
+                                : variant == 1 ? abi::kSymbolSpectralResidualJvpPrefix
+                                               : abi::kSymbolSpectralResidualGridPrefix) + target;
+      plan.kind = std::string(variant == 0   ? abi::kKindSpectralResidual
+                              : variant == 1 ? abi::kKindSpectralResidualJvp : abi::kKindSpectralResidualGrid);
+      plan.loop = variant == 2 ? LoopStyle::Scf : LoopStyle::None;
+      const ArgType valueType = variant == 2 ? ArgType::Buffer : ArgType::F64;
+      std::map<int, int> paramArg;
+      std::map<std::pair<int, int>, int> bundleArg, directionArg;
+      std::map<int, int> coordArg;
+      auto addBundles = [&](std::map<std::pair<int, int>, int> &table, ArgRole role, const char *suffix) {
+        for (const FieldDecl *f : fields)
+          for (int slot = 0; slot < abi::kSpectralBundleSize; ++slot) {
+            table[{fieldIndex.at(f), slot}] = static_cast<int>(plan.args.size());
+            plan.args.push_back({f->name + suffix + "_" + std::string(abi::kSpectralBundleSlotNames[slot]),
+                                 valueType, role, 0, 1, true, false});
+          }
+      };
+      auto addCoords = [&]() {
+        for (int a = 0; a < 3; ++a) {
+          coordArg[a] = static_cast<int>(plan.args.size());
+          plan.args.push_back({coordName(a), valueType, ArgRole::Coordinate, 0, 1, true, false});
+          plan.coordNames.push_back(coordName(a));
+        }
+      };
+      if (variant == 2) {
+        plan.args.push_back({"n_points", ArgType::Index, ArgRole::Extent, 0, 1, true, false});
+        addParamArgs(plan, paramArg);
+        addBundles(bundleArg, ArgRole::Field, "");
+        addCoords();
+        plan.args.push_back({target, ArgType::Buffer, ArgRole::Output, 0, 1, false, true});
+        plan.outputNames.push_back(target);
+      } else {
+        addBundles(bundleArg, ArgRole::Field, "");
+        if (variant == 1)
+          addBundles(directionArg, ArgRole::Direction, "_dir");
+        addCoords();
+        addParamArgs(plan, paramArg);
+        plan.outputNames.push_back(target);
+      }
+      for (const FieldDecl *f : fields)
+        plan.fieldNames.push_back(f->name);
+      std::unordered_map<NodeId, NodeId> memo;
+      auto mapLeaf = [&](const Leaf &l, ScalarGraph &tg) -> NodeId {
+        Leaf o;
+        o.kind = LeafKind::Arg;
+        switch (l.kind) {
+        case LeafKind::Param: o.a = paramArg.at(l.a); break;
+        case LeafKind::Coord: o.a = coordArg.at(l.a); break;
+        case LeafKind::Bundle: o.a = bundleArg.at({l.a, l.b}); break;
+        case LeafKind::Direction: o.a = directionArg.at({l.a, l.b}); break;
+        default: break;
+        }
+        return tg.leaf(o);
+      };
+      NodeId value = g.rebuild(variant == 1 ? tangent : residual, plan.graph, mapLeaf, memo);
+      if (variant == 2)
+        plan.stores.push_back({static_cast<int>(plan.args.size()) - 1, 0, value});
+      else
+        plan.result = value;
+      setCommonAttributes(plan);
+      out.push_back(std::move(plan));
+    }
+  }
+
+  const Module &m_;
+  const CodeGenOptions &o_;
+  DiagnosticEngine &d_;
+};
+
+} // namespace
+
+std::vector<KernelPlan> planKernels(const Module &module, const CodeGenOptions &options,
+                                    DiagnosticEngine &diags) {
+  return Planner(module, options, diags).run();
+}
+
+} // namespace tensorium_mlir::codegen

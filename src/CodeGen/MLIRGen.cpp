@@ -1,0 +1,441 @@
+#include "tensorium_mlir/CodeGen/MLIRGen.h"
+#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <cstring>
+#include <map>
+
+namespace tensorium_mlir::codegen {
+
+void loadTensoriumDialects(mlir::MLIRContext &context) {
+  context.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                      mlir::memref::MemRefDialect, mlir::scf::SCFDialect, mlir::affine::AffineDialect,
+                      mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect>();
+}
+
+namespace {
+
+using mlir::Value;
+using mlir::ValueRange;
+
+class KernelEmitter {
+public:
+  KernelEmitter(mlir::OpBuilder &b, mlir::Location loc, const KernelPlan &plan)
+      : b_(b), loc_(loc), plan_(plan) {}
+
+  void emit(mlir::ModuleOp module) {
+    auto f64 = b_.getF64Type();
+    llvm::SmallVector<mlir::Type> inputs;
+    for (const KernelArg &a : plan_.args) {
+      switch (a.type) {
+      case ArgType::Index: inputs.push_back(b_.getIndexType()); break;
+      case ArgType::F64: inputs.push_back(f64); break;
+      case ArgType::Buffer: inputs.push_back(mlir::MemRefType::get({mlir::ShapedType::kDynamic}, f64)); break;
+      case ArgType::FixedBuffer: inputs.push_back(mlir::MemRefType::get({a.fixedSize}, f64)); break;
+      }
+    }
+    llvm::SmallVector<mlir::Type> results;
+    if (plan_.result >= 0)
+      results.push_back(f64);
+    b_.setInsertionPointToEnd(module.getBody());
+    auto func = b_.create<mlir::func::FuncOp>(loc_, plan_.symbol, b_.getFunctionType(inputs, results));
+    setAttributes(func);
+    mlir::Block *entry = func.addEntryBlock();
+    entry_ = entry;
+    b_.setInsertionPointToStart(entry);
+    for (unsigned i = 0; i < entry->getNumArguments(); ++i)
+      args_.push_back(entry->getArgument(i));
+
+    switch (plan_.family) {
+    case KernelFamily::InitPoint:
+    case KernelFamily::SpectralPoint:
+    case KernelFamily::SpectralJvp:
+      emitPointBody();
+      break;
+    case KernelFamily::InitGrid:
+    case KernelFamily::SpectralGrid:
+      emitFlatLoop();
+      break;
+    case KernelFamily::RhsGrid:
+    case KernelFamily::ResidualGrid:
+      emitStencilLoop();
+      break;
+    }
+    if (plan_.result >= 0)
+      b_.create<mlir::func::ReturnOp>(loc_, values_.at(plan_.result));
+    else
+      b_.create<mlir::func::ReturnOp>(loc_);
+  }
+
+private:
+  mlir::ArrayAttr names(const std::vector<std::string> &list) {
+    llvm::SmallVector<mlir::Attribute> attrs;
+    for (const std::string &s : list)
+      attrs.push_back(b_.getStringAttr(s));
+    return b_.getArrayAttr(attrs);
+  }
+
+  void setAttributes(mlir::func::FuncOp func) {
+    auto set = [&](std::string_view name, mlir::Attribute value) {
+      func->setAttr(llvm::StringRef(name.data(), name.size()), value);
+    };
+    auto str = [&](std::string_view s) { return b_.getStringAttr(llvm::StringRef(s.data(), s.size())); };
+    set(abi::kAttrVersion, b_.getI64IntegerAttr(abi::kABIVersion));
+    set(abi::kAttrKind, str(plan_.kind));
+    set(abi::kAttrMemoryLayout, str(abi::kMemoryLayoutSoAComponentMajor));
+    set(abi::kAttrMemrefABI, str(abi::kMemrefABIStridedRank1F64));
+    set(abi::kAttrParamNames, names(plan_.paramNames));
+    set(abi::kAttrCoordNames, names(plan_.coordNames));
+    set(abi::kAttrFieldNames, names(plan_.fieldNames));
+    set(abi::kAttrOutputNames, names(plan_.outputNames));
+    set(abi::kAttrReadArgIndices, b_.getDenseI64ArrayAttr(plan_.readArgs));
+    set(abi::kAttrWriteArgIndices, b_.getDenseI64ArrayAttr(plan_.writeArgs));
+    if (plan_.family == KernelFamily::RhsGrid || plan_.family == KernelFamily::ResidualGrid)
+      set(abi::kAttrStencilRadius, b_.getI64IntegerAttr(plan_.stencilRadius));
+    if (plan_.residualKernel)
+      set(abi::kAttrResidualKernel, b_.getUnitAttr());
+  }
+
+  // Constants are created once per function, at the top of the entry block.
+  Value indexConst(int64_t v) {
+    auto it = indexConsts_.find(v);
+    if (it != indexConsts_.end())
+      return it->second;
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(entry_);
+    Value c = b_.create<mlir::arith::ConstantIndexOp>(loc_, v);
+    indexConsts_[v] = c;
+    return c;
+  }
+  Value f64Const(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    auto it = f64Consts_.find(bits);
+    if (it != f64Consts_.end())
+      return it->second;
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(entry_);
+    Value c = b_.create<mlir::arith::ConstantOp>(loc_, b_.getF64FloatAttr(v));
+    f64Consts_[bits] = c;
+    return c;
+  }
+
+  /// Nodes that read no buffer are the same at every grid point: emit them before the loop.
+  void emitLoopInvariants() {
+    const ScalarGraph &g = plan_.graph;
+    std::vector<NodeId> order = g.topologicalOrder(storeRoots());
+    std::unordered_map<NodeId, bool> varies;
+    std::vector<NodeId> invariantRoots;
+    for (NodeId id : order) {
+      const Node &n = g.node(id);
+      bool v = false;
+      if (n.op == NodeOp::Leaf)
+        v = plan_.args[static_cast<size_t>(n.leaf.a)].type != ArgType::F64;
+      if (n.lhs >= 0)
+        v = v || varies.at(n.lhs);
+      if (n.rhs >= 0)
+        v = v || varies.at(n.rhs);
+      varies[id] = v;
+      if (!v && n.op != NodeOp::Const && n.op != NodeOp::Leaf)
+        invariantRoots.push_back(id);
+    }
+    emitNodes(invariantRoots, [](const Leaf &) -> Value { return {}; });
+  }
+
+  /// x^n for integer n by repeated squaring (exact for the small powers physics uses).
+  Value integerPower(Value x, int64_t n) {
+    bool negative = n < 0;
+    uint64_t e = static_cast<uint64_t>(negative ? -n : n);
+    Value result;
+    Value base = x;
+    while (e) {
+      if (e & 1)
+        result = result ? b_.create<mlir::arith::MulFOp>(loc_, result, base).getResult() : base;
+      e >>= 1;
+      if (e)
+        base = b_.create<mlir::arith::MulFOp>(loc_, base, base);
+    }
+    if (!result)
+      result = f64Const(1.0);
+    if (negative)
+      result = b_.create<mlir::arith::DivFOp>(loc_, f64Const(1.0), result);
+    return result;
+  }
+
+  /// Emits the graph nodes reachable from `roots`. `load` materialises buffer leaves.
+  void emitNodes(const std::vector<NodeId> &roots, const std::function<Value(const Leaf &)> &load) {
+    const ScalarGraph &g = plan_.graph;
+    for (NodeId id : g.topologicalOrder(roots)) {
+      if (values_.count(id))
+        continue;
+      const Node &n = g.node(id);
+      auto L = [&] { return values_.at(n.lhs); };
+      auto R = [&] { return values_.at(n.rhs); };
+      Value v;
+      switch (n.op) {
+      case NodeOp::Const: v = f64Const(n.value); break;
+      case NodeOp::Leaf: {
+        const KernelArg &arg = plan_.args[static_cast<size_t>(n.leaf.a)];
+        v = arg.type == ArgType::F64 ? args_[static_cast<size_t>(n.leaf.a)] : load(n.leaf);
+        break;
+      }
+      case NodeOp::Add: {
+        // a + (-b) is emitted as a subtraction.
+        const Node &rn = g.node(n.rhs), &ln = g.node(n.lhs);
+        if (rn.op == NodeOp::Neg && values_.count(rn.lhs))
+          v = b_.create<mlir::arith::SubFOp>(loc_, L(), values_.at(rn.lhs));
+        else if (ln.op == NodeOp::Neg && values_.count(ln.lhs))
+          v = b_.create<mlir::arith::SubFOp>(loc_, R(), values_.at(ln.lhs));
+        else
+          v = b_.create<mlir::arith::AddFOp>(loc_, L(), R());
+        break;
+      }
+      case NodeOp::Mul: v = b_.create<mlir::arith::MulFOp>(loc_, L(), R()); break;
+      case NodeOp::Div: v = b_.create<mlir::arith::DivFOp>(loc_, L(), R()); break;
+      case NodeOp::Neg: v = b_.create<mlir::arith::NegFOp>(loc_, L()); break;
+      case NodeOp::Pow:
+        if (n.den == 1) {
+          v = integerPower(L(), n.num);
+        } else if (n.den == 2) {
+          v = integerPower(b_.create<mlir::math::SqrtOp>(loc_, L()), n.num);
+        } else {
+          v = b_.create<mlir::math::PowFOp>(loc_, L(), f64Const(static_cast<double>(n.num) / static_cast<double>(n.den)));
+        }
+        break;
+      case NodeOp::Sqrt: v = b_.create<mlir::math::SqrtOp>(loc_, L()); break;
+      case NodeOp::Sin: v = b_.create<mlir::math::SinOp>(loc_, L()); break;
+      case NodeOp::Cos: v = b_.create<mlir::math::CosOp>(loc_, L()); break;
+      case NodeOp::Exp: v = b_.create<mlir::math::ExpOp>(loc_, L()); break;
+      case NodeOp::Log: v = b_.create<mlir::math::LogOp>(loc_, L()); break;
+      case NodeOp::PowGeneral: v = b_.create<mlir::math::PowFOp>(loc_, L(), R()); break;
+      }
+      values_[id] = v;
+    }
+  }
+
+  std::vector<NodeId> storeRoots() const {
+    std::vector<NodeId> roots;
+    for (const KernelStore &s : plan_.stores)
+      roots.push_back(s.value);
+    if (plan_.result >= 0)
+      roots.push_back(plan_.result);
+    return roots;
+  }
+
+  void emitPointBody() {
+    emitNodes(storeRoots(), [&](const Leaf &l) -> Value {
+      return b_.create<mlir::memref::LoadOp>(loc_, args_[static_cast<size_t>(l.a)], ValueRange{indexConst(l.b)});
+    });
+    for (const KernelStore &s : plan_.stores)
+      b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
+                                       ValueRange{indexConst(s.component)});
+  }
+
+  /// Flat loop over all points: coordinates/bundles at p, outputs at component * n + p.
+  void emitFlatLoop() {
+    Value n;
+    if (plan_.family == KernelFamily::SpectralGrid) {
+      n = args_[0];
+    } else {
+      int firstBuffer = -1;
+      for (size_t i = 0; i < plan_.args.size(); ++i)
+        if (plan_.args[i].type == ArgType::Buffer && plan_.args[i].role == ArgRole::Coordinate) {
+          firstBuffer = static_cast<int>(i);
+          break;
+        }
+      if (firstBuffer < 0) // no coordinates: size the loop by the first output
+        for (size_t i = 0; i < plan_.args.size(); ++i)
+          if (plan_.args[i].type == ArgType::Buffer) {
+            firstBuffer = static_cast<int>(i);
+            break;
+          }
+      n = b_.create<mlir::memref::DimOp>(loc_, args_[static_cast<size_t>(firstBuffer)], 0);
+      if (plan_.args[static_cast<size_t>(firstBuffer)].role == ArgRole::Output) {
+        unsigned comps = plan_.args[static_cast<size_t>(firstBuffer)].components;
+        n = b_.create<mlir::arith::DivUIOp>(loc_, n, indexConst(comps));
+      }
+    }
+    std::map<int, Value> componentBase; // component -> component * n, hoisted
+    auto base = [&](int component) {
+      auto it = componentBase.find(component);
+      if (it != componentBase.end())
+        return it->second;
+      Value v = component == 0 ? Value() : b_.create<mlir::arith::MulIOp>(loc_, indexConst(component), n).getResult();
+      componentBase[component] = v;
+      return v;
+    };
+    for (const KernelStore &s : plan_.stores)
+      base(s.component);
+    emitLoopInvariants();
+    Value p;
+    if (plan_.loop == LoopStyle::Affine) {
+      auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0));
+      auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(0),
+                                                       ValueRange{n}, ubMap, 1);
+      b_.setInsertionPoint(loop.getBody()->getTerminator());
+      p = loop.getInductionVar();
+    } else {
+      auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(0), n, indexConst(1));
+      b_.setInsertionPoint(loop.getBody()->getTerminator());
+      p = loop.getInductionVar();
+    }
+    auto at = [&](int component) {
+      Value cb = base(component);
+      return cb ? b_.create<mlir::arith::AddIOp>(loc_, cb, p).getResult() : p;
+    };
+    emitNodes(storeRoots(), [&](const Leaf &l) -> Value {
+      return b_.create<mlir::memref::LoadOp>(loc_, args_[static_cast<size_t>(l.a)], ValueRange{at(l.b)});
+    });
+    for (const KernelStore &s : plan_.stores)
+      b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
+                                       ValueRange{at(s.component)});
+    b_.setInsertionPointAfter(b_.getInsertionBlock()->getParentOp());
+  }
+
+  /// Interior loops over a 3-D grid; every access is `component * N + linear + delta`.
+  void emitStencilLoop() {
+    Value nx = args_[0], ny = args_[1], nz = args_[2];
+    Value sx = b_.create<mlir::arith::MulIOp>(loc_, ny, nz);
+    Value total = b_.create<mlir::arith::MulIOp>(loc_, nx, sx);
+
+    // Snapshot outputs that are also read, once, before the loop.
+    std::map<int, Value> readFrom;
+    for (size_t i = 0; i < args_.size(); ++i)
+      readFrom[static_cast<int>(i)] = args_[i];
+    std::vector<Value> snapshots;
+    for (int a : plan_.snapshotArgs) {
+      Value size = b_.create<mlir::memref::DimOp>(loc_, args_[static_cast<size_t>(a)], 0);
+      auto type = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, b_.getF64Type());
+      Value copy = b_.create<mlir::memref::AllocOp>(loc_, type, ValueRange{size});
+      b_.create<mlir::memref::CopyOp>(loc_, args_[static_cast<size_t>(a)], copy);
+      readFrom[a] = copy;
+      snapshots.push_back(copy);
+    }
+
+    // Loop-invariant deltas, hoisted into the entry block.
+    std::map<std::tuple<int, int, int, int>, Value> deltas;
+    auto delta = [&](int component, const std::array<int8_t, 3> &off) -> Value {
+      auto key = std::make_tuple(component, off[0], off[1], off[2]);
+      auto it = deltas.find(key);
+      if (it != deltas.end())
+        return it->second;
+      Value d;
+      auto accumulate = [&](Value term) {
+        d = d ? b_.create<mlir::arith::AddIOp>(loc_, d, term).getResult() : term;
+      };
+      if (component)
+        accumulate(b_.create<mlir::arith::MulIOp>(loc_, indexConst(component), total));
+      auto scaled = [&](int8_t k, Value stride) -> Value {
+        return k == 1 ? stride : b_.create<mlir::arith::MulIOp>(loc_, indexConst(k), stride).getResult();
+      };
+      if (off[0])
+        accumulate(scaled(off[0], sx));
+      if (off[1])
+        accumulate(scaled(off[1], nz));
+      if (off[2])
+        accumulate(indexConst(off[2]));
+      deltas[key] = d;
+      return d;
+    };
+    for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
+      const Node &n = plan_.graph.node(id);
+      if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+        delta(n.leaf.b, n.leaf.offset);
+    }
+    for (const KernelStore &s : plan_.stores)
+      delta(s.component, {0, 0, 0});
+    emitLoopInvariants();
+
+    Value ivs[3];
+    mlir::Operation *outer = nullptr;
+    const Value extents[3] = {nx, ny, nz};
+    if (plan_.loop == LoopStyle::Parallel) {
+      llvm::SmallVector<Value> lbs, ubs, steps;
+      for (int a = 0; a < 3; ++a) {
+        lbs.push_back(indexConst(plan_.radius[static_cast<size_t>(a)]));
+        ubs.push_back(b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(plan_.radius[static_cast<size_t>(a)])));
+        steps.push_back(indexConst(1));
+      }
+      auto par = b_.create<mlir::scf::ParallelOp>(loc_, lbs, ubs, steps);
+      outer = par;
+      b_.setInsertionPoint(par.getBody()->getTerminator());
+      for (int a = 0; a < 3; ++a)
+        ivs[a] = par.getInductionVars()[static_cast<unsigned>(a)];
+    } else {
+      Value upper[3];
+      if (plan_.loop == LoopStyle::Scf)
+        for (int a = 0; a < 3; ++a)
+          upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(plan_.radius[static_cast<size_t>(a)]));
+      for (int a = 0; a < 3; ++a) {
+        int r = plan_.radius[static_cast<size_t>(a)];
+        mlir::Operation *loopOp;
+        if (plan_.loop == LoopStyle::Affine) {
+          auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - r);
+          auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(r),
+                                                           ValueRange{extents[a]}, ubMap, 1);
+          ivs[a] = loop.getInductionVar();
+          b_.setInsertionPoint(loop.getBody()->getTerminator());
+          loopOp = loop;
+        } else {
+          auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(r), upper[a], indexConst(1));
+          ivs[a] = loop.getInductionVar();
+          b_.setInsertionPoint(loop.getBody()->getTerminator());
+          loopOp = loop;
+        }
+        if (!outer)
+          outer = loopOp;
+      }
+    }
+    Value linear = b_.create<mlir::arith::AddIOp>(
+        loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], sx),
+                                             b_.create<mlir::arith::MulIOp>(loc_, ivs[1], nz)),
+        ivs[2]);
+    auto address = [&](int component, const std::array<int8_t, 3> &off) -> Value {
+      Value d = deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
+      return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
+    };
+    emitNodes(storeRoots(), [&](const Leaf &l) -> Value {
+      return b_.create<mlir::memref::LoadOp>(loc_, readFrom.at(l.a), ValueRange{address(l.b, l.offset)});
+    });
+    for (const KernelStore &s : plan_.stores)
+      b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
+                                       ValueRange{address(s.component, {0, 0, 0})});
+    b_.setInsertionPointAfter(outer);
+    for (Value s : snapshots)
+      b_.create<mlir::memref::DeallocOp>(loc_, s);
+  }
+
+  mlir::OpBuilder &b_;
+  mlir::Location loc_;
+  const KernelPlan &plan_;
+  mlir::Block *entry_ = nullptr;
+  std::map<int64_t, Value> indexConsts_;
+  std::map<uint64_t, Value> f64Consts_;
+  std::vector<Value> args_;
+  std::unordered_map<NodeId, Value> values_;
+};
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
+                                             const std::string &sourceName) {
+  loadTensoriumDialects(context);
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = mlir::FileLineColLoc::get(&context, sourceName, 1, 1);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  for (const KernelPlan &plan : kernels)
+    KernelEmitter(builder, mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc), plan).emit(*module);
+  return module;
+}
+
+} // namespace tensorium_mlir::codegen
