@@ -1,0 +1,40 @@
+# tensorium_add_kernel(NAME FIXTURE file.tn [PARAMS k=v ...] [KERNELS init rhs ...]
+#                      [OPT_LEVEL 0-3] [MODULE])
+# Runs Tensorium_cc at build time and wraps the object it emits in a linkable target:
+# a static library by default, a dlopen-able shared module with MODULE.
+set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
+
+function(tensorium_add_kernel NAME)
+  cmake_parse_arguments(ARG "MODULE" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS" ${ARGN})
+  if(NOT ARG_FIXTURE)
+    message(FATAL_ERROR "tensorium_add_kernel(${NAME}): FIXTURE is required")
+  endif()
+  get_filename_component(fixture "${ARG_FIXTURE}" ABSOLUTE)
+  set(object "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.o")
+  set(flags)
+  foreach(p IN LISTS ARG_PARAMS)
+    list(APPEND flags --param "${p}")
+  endforeach()
+  if(ARG_KERNELS)
+    string(REPLACE ";" "," kernels "${ARG_KERNELS}")
+    list(APPEND flags --kernels "${kernels}")
+  endif()
+  if(ARG_OPT_LEVEL)
+    list(APPEND flags "-O${ARG_OPT_LEVEL}")
+  endif()
+  add_custom_command(
+    OUTPUT "${object}"
+    COMMAND Tensorium_cc ${flags} --emit-obj "${object}" "${fixture}"
+    DEPENDS Tensorium_cc "${fixture}"
+    COMMENT "Compiling kernel ${NAME} from ${ARG_FIXTURE}"
+    VERBATIM)
+  set_source_files_properties("${object}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+  if(ARG_MODULE)
+    add_library(${NAME} MODULE "${object}")
+  else()
+    add_library(${NAME} STATIC "${object}")
+  endif()
+  set_target_properties(${NAME} PROPERTIES LINKER_LANGUAGE C)
+  # Parallel kernels call the OpenMP runtime; the math built-ins call libm.
+  target_link_libraries(${NAME} PUBLIC ${TENSORIUM_OPENMP_LIBRARY} m)
+endfunction()

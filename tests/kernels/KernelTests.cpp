@@ -1,0 +1,378 @@
+// Numerical checks of kernels generated at build time from fixtures/codegen and fixtures/gr.
+#include "KernelLibrary.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace tensorium_test;
+
+namespace {
+std::string modulePath(const std::string &name) {
+  return std::string(TENSORIUM_KERNEL_DIR) + "/lib" + name + ".so";
+}
+
+struct Grid {
+  int n[3];
+  double h[3];
+  double origin[3];
+  int64_t points() const { return int64_t(n[0]) * n[1] * n[2]; }
+  int64_t linear(int i, int j, int k) const { return (int64_t(i) * n[1] + j) * n[2] + k; }
+  double coord(int axis, int idx) const { return origin[axis] + idx * h[axis]; }
+};
+
+// ------------------------------------------------------------------ finite differences
+
+struct Polynomial {
+  int p;
+  // u = x^p + 0.5 y^p - 0.3 z^p + 0.7 x^q y^q + 0.2 x y z + 1 with q = p/2
+  static double pw(double v, int e) { return e <= 0 ? (e == 0 ? 1.0 : 0.0) : std::pow(v, e); }
+  static double fall(int e, int k) { // e (e-1) ... (e-k+1)
+    double r = 1;
+    for (int i = 0; i < k; ++i)
+      r *= e - i;
+    return r;
+  }
+  // d^a/dx^a d^b/dy^b d^c/dz^c of each monomial c0 x^ex y^ey z^ez
+  double deriv(const double x[3], int a, int b, int c) const {
+    struct Mono { double c; int e[3]; };
+    int q = p / 2;
+    Mono monos[] = {{1, {p, 0, 0}}, {0.5, {0, p, 0}}, {-0.3, {0, 0, p}}, {0.7, {q, q, 0}}, {0.2, {1, 1, 1}}, {1, {0, 0, 0}}};
+    int order[3] = {a, b, c};
+    double sum = 0;
+    for (const Mono &m : monos) {
+      double t = m.c;
+      for (int ax = 0; ax < 3; ++ax)
+        t *= fall(m.e[ax], order[ax]) * pw(x[ax], m.e[ax] - order[ax]);
+      sum += t;
+    }
+    return sum;
+  }
+};
+
+using Field = std::function<double(const double *, int, int, int)>; // value or derivative
+
+struct FdRun {
+  std::vector<double> u, dg, dh;
+};
+
+FdRun runFd(const KernelLibrary &lib, const std::string &symbol, const Grid &g,
+            const std::function<double(const double *)> &u) {
+  FdRun r;
+  int64_t N = g.points();
+  r.u.resize(N);
+  r.dg.assign(3 * N, 0.0);
+  r.dh.assign(9 * N, 0.0);
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k) {
+        double x[3] = {g.coord(0, i), g.coord(1, j), g.coord(2, k)};
+        r.u[g.linear(i, j, k)] = u(x);
+      }
+  std::vector<int64_t> ints;
+  pushMemref(ints, r.u.data(), N);
+  pushMemref(ints, r.dg.data(), 3 * N);
+  pushMemref(ints, r.dh.data(), 9 * N);
+  callKernel<3, 3, 15>(lib.symbol(symbol), {g.n[0], g.n[1], g.n[2]}, {g.h[0], g.h[1], g.h[2]}, ints);
+  return r;
+}
+
+class FdDerivatives : public ::testing::TestWithParam<int> {};
+
+TEST_P(FdDerivatives, ExactOnPolynomialsOfDegreeOrder) {
+  const int p = GetParam();
+  KernelLibrary lib(modulePath("fd_derivatives_o" + std::to_string(p)));
+  Grid g{{13, 12, 14}, {0.11, 0.07, 0.13}, {0.3, -0.2, 0.1}};
+  Polynomial poly{p};
+  const int r = p / 2;
+  for (const char *variant : {"tensorium_rhs_grid_scf", "tensorium_rhs_grid_affine", "tensorium_rhs_grid_parallel"}) {
+    FdRun run = runFd(lib, variant, g, [&](const double *x) { return poly.deriv(x, 0, 0, 0); });
+    int64_t N = g.points();
+    double worst = 0;
+    for (int i = r; i < g.n[0] - r; ++i)
+      for (int j = r; j < g.n[1] - r; ++j)
+        for (int k = r; k < g.n[2] - r; ++k) {
+          double x[3] = {g.coord(0, i), g.coord(1, j), g.coord(2, k)};
+          int64_t pt = g.linear(i, j, k);
+          for (int a = 0; a < 3; ++a) {
+            int o1[3] = {0, 0, 0};
+            o1[a] = 1;
+            double exact = poly.deriv(x, o1[0], o1[1], o1[2]);
+            worst = std::max(worst, std::abs(run.dg[a * N + pt] - exact) / std::max(1.0, std::abs(exact)));
+            for (int b = 0; b < 3; ++b) {
+              int o2[3] = {0, 0, 0};
+              o2[a] += 1;
+              o2[b] += 1;
+              double exact2 = poly.deriv(x, o2[0], o2[1], o2[2]);
+              worst = std::max(worst, std::abs(run.dh[(a * 3 + b) * N + pt] - exact2) / std::max(1.0, std::abs(exact2)));
+            }
+          }
+        }
+    EXPECT_LT(worst, 1e-9) << variant << " order " << p;
+    // Boundary points (outside the stencil domain) are left untouched.
+    EXPECT_EQ(run.dg[0], 0.0);
+  }
+}
+
+TEST_P(FdDerivatives, ObservedOrderOnSmoothFunction) {
+  const int p = GetParam();
+  KernelLibrary lib(modulePath("fd_derivatives_o" + std::to_string(p)));
+  const double h0 = p == 2 ? 0.04 : p == 4 ? 0.08 : p == 6 ? 0.16 : 0.6;
+  auto u = [](const double *x) { return std::sin(x[0]) * std::cos(2 * x[1]) * std::exp(0.5 * x[2]); };
+  const double c[3] = {0.3, 0.2, 0.1};
+  // exact derivatives at c
+  double sx = std::sin(c[0]), cx = std::cos(c[0]), sy = std::sin(2 * c[1]), cy = std::cos(2 * c[1]), ez = std::exp(0.5 * c[2]);
+  double exact[3] = {cx * cy * ez, -sx * cy * ez, -2 * cx * sy * ez}; // d_x, d_xx, d_xy
+  double errors[3][3];
+  for (int level = 0; level < 3; ++level) {
+    double h = h0 / (1 << level);
+    Grid g{{13, 13, 13}, {h, h, h}, {c[0] - 6 * h, c[1] - 6 * h, c[2] - 6 * h}};
+    FdRun run = runFd(lib, "tensorium_rhs_grid_scf", g, u);
+    int64_t N = g.points(), pt = g.linear(6, 6, 6);
+    double got[3] = {run.dg[0 * N + pt], run.dh[0 * N + pt], run.dh[1 * N + pt]};
+    for (int q = 0; q < 3; ++q)
+      errors[q][level] = std::abs(got[q] - exact[q]);
+  }
+  const char *names[3] = {"d_x", "d_xx", "d_xy"};
+  for (int q = 0; q < 3; ++q) {
+    double order = std::log2(errors[q][1] / errors[q][2]);
+    EXPECT_NEAR(order, p, 0.2) << names[q] << " errors " << errors[q][0] << " " << errors[q][1] << " " << errors[q][2];
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, FdDerivatives, ::testing::Values(2, 4, 6, 8),
+                         [](const ::testing::TestParamInfo<int> &info) { return "Order" + std::to_string(info.param); });
+
+// ------------------------------------------------------------------ RHS variants
+
+TEST(RhsVariants, ScfAffineParallelAgreeBitwiseAndMatchIndependentStencil) {
+  KernelLibrary lib(modulePath("variants_mix_3d"));
+  Grid g{{12, 11, 13}, {0.1, 0.12, 0.09}, {-0.4, 0.3, -0.2}};
+  const int64_t N = g.points();
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> dist(0.5, 1.5);
+  // Arguments in ABI order: coords x,y,z; fields alpha, K, beta, gamma, gammaU; outputs.
+  std::vector<double> x(N), y(N), z(N), alpha(N), K(N), beta(3 * N), gamma(9 * N), gammaU(9 * N);
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k) {
+        int64_t pt = g.linear(i, j, k);
+        x[pt] = g.coord(0, i);
+        y[pt] = g.coord(1, j);
+        z[pt] = g.coord(2, k);
+      }
+  for (auto *v : {&alpha, &K, &beta, &gamma, &gammaU})
+    for (double &e : *v)
+      e = dist(rng);
+  const double eta = 0.75, kappa = 0.3;
+  std::vector<std::vector<double>> results;
+  for (const char *variant : {"tensorium_rhs_grid_scf", "tensorium_rhs_grid_affine", "tensorium_rhs_grid_parallel"}) {
+    std::vector<double> dalpha(N, 0.0), dK(N, 0.0), dbeta(3 * N, 0.0), dgamma(9 * N, 0.0);
+    std::vector<int64_t> ints;
+    for (auto *v : {&x, &y, &z, &alpha, &K, &beta, &gamma, &gammaU, &dalpha, &dK, &dbeta, &dgamma})
+      pushMemref(ints, v->data(), static_cast<int64_t>(v->size()));
+    callKernel<3, 5, 60>(lib.symbol(variant), {g.n[0], g.n[1], g.n[2]}, {g.h[0], g.h[1], g.h[2], eta, kappa}, ints);
+    std::vector<double> all;
+    for (auto *v : {&dalpha, &dK, &dbeta, &dgamma})
+      all.insert(all.end(), v->begin(), v->end());
+    results.push_back(std::move(all));
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    ASSERT_EQ(results[0][i], results[1][i]) << "affine differs at " << i;
+    ASSERT_EQ(results[0][i], results[2][i]) << "parallel differs at " << i;
+  }
+  // Independent evaluation of dalpha = -2 alpha K + beta^k d_k alpha (4th-order stencil).
+  auto d1 = [&](const std::vector<double> &f, int64_t base, int axis, int i, int j, int k) {
+    int idx[3] = {i, j, k};
+    auto at = [&](int s) {
+      int q[3] = {idx[0], idx[1], idx[2]};
+      q[axis] += s;
+      return f[base + g.linear(q[0], q[1], q[2])];
+    };
+    return (at(-2) / 12 - 2 * at(-1) / 3 + 2 * at(1) / 3 - at(2) / 12) / g.h[axis];
+  };
+  for (int i = 2; i < g.n[0] - 2; i += 3)
+    for (int j = 2; j < g.n[1] - 2; j += 3)
+      for (int k = 2; k < g.n[2] - 2; k += 3) {
+        int64_t pt = g.linear(i, j, k);
+        double expected = -2 * alpha[pt] * K[pt];
+        for (int a = 0; a < 3; ++a)
+          expected += beta[a * N + pt] * d1(alpha, 0, a, i, j, k);
+        EXPECT_NEAR(results[0][pt], expected, 1e-12 * std::max(1.0, std::abs(expected)));
+      }
+}
+
+// ------------------------------------------------------------------ initial data
+
+TEST(InitialData, SchwarzschildPointKernelIsExactAndMetricTimesInverseIsIdentity) {
+  KernelLibrary lib(modulePath("schwarzschild_isotropic_3d"));
+  void *point = lib.symbol("tensorium_init_point");
+  const double M = 1.3;
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> dist(-4.0, 4.0);
+  for (int trial = 0; trial < 50; ++trial) {
+    double x = dist(rng), y = dist(rng), z = dist(rng);
+    double r = std::sqrt(x * x + y * y + z * z);
+    if (r < 0.2)
+      continue;
+    double alpha = 0, gamma[9] = {}, gammaU[9] = {};
+    std::vector<int64_t> ints;
+    pushMemref(ints, &alpha, 1);
+    pushMemref(ints, gamma, 9);
+    pushMemref(ints, gammaU, 9);
+    callKernel<0, 4, 15>(point, {}, {M, x, y, z}, ints);
+    double psi = 1 + M / (2 * r);
+    // The split recovers alpha = sqrt(-g_00) > 0, so inside r = M/2 it is |lapse|.
+    EXPECT_NEAR(alpha, std::abs(1 - M / (2 * r)) / psi, 1e-14);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        EXPECT_NEAR(gamma[i * 3 + j], i == j ? std::pow(psi, 4) : 0.0, 1e-13 * std::pow(psi, 4));
+        double product = 0;
+        for (int k = 0; k < 3; ++k)
+          product += gamma[i * 3 + k] * gammaU[k * 3 + j];
+        EXPECT_NEAR(product, i == j ? 1.0 : 0.0, 1e-13);
+      }
+  }
+}
+
+TEST(InitialData, GridKernelsMatchPointKernel) {
+  KernelLibrary lib(modulePath("schwarzschild_isotropic_3d"));
+  const double M = 0.8;
+  const int64_t n = 57;
+  std::vector<double> x(n), y(n), z(n);
+  for (int64_t p = 0; p < n; ++p) {
+    x[p] = 0.3 + 0.11 * p;
+    y[p] = -1.0 + 0.05 * p;
+    z[p] = 0.7 - 0.02 * p;
+  }
+  for (const char *variant : {"tensorium_init_grid_scf", "tensorium_init_grid_affine"}) {
+    std::vector<double> alpha(n), gamma(9 * n), gammaU(9 * n);
+    std::vector<int64_t> ints;
+    for (auto *v : {&x, &y, &z, &alpha, &gamma, &gammaU})
+      pushMemref(ints, v->data(), static_cast<int64_t>(v->size()));
+    callKernel<0, 1, 30>(lib.symbol(variant), {}, {M}, ints);
+    for (int64_t p = 0; p < n; ++p) {
+      double a = 0, gm[9], gu[9];
+      std::vector<int64_t> pi;
+      pushMemref(pi, &a, 1);
+      pushMemref(pi, gm, 9);
+      pushMemref(pi, gu, 9);
+      callKernel<0, 4, 15>(lib.symbol("tensorium_init_point"), {}, {M, x[p], y[p], z[p]}, pi);
+      ASSERT_EQ(alpha[p], a) << variant;
+      for (int c = 0; c < 9; ++c) {
+        ASSERT_EQ(gamma[c * n + p], gm[c]) << variant;
+        ASSERT_EQ(gammaU[c * n + p], gu[c]) << variant;
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ spectral residuals
+
+struct Bundle {
+  double v[10];
+};
+
+double referenceResidual(const Bundle &u, const Bundle &w, const double *x, double a, double b) {
+  double lu = u.v[4] + u.v[7] + u.v[9], lw = w.v[4] + w.v[7] + w.v[9];
+  double U = u.v[0], W = w.v[0];
+  return lu + a * std::pow(U, 5) + b * std::pow(2 + U * U, -3.5) + std::sin(W) * std::cos(U) +
+         std::exp(0.1 * U * W) + std::log(2 + U * U) + std::sqrt(1 + W * W) / (1 + U * U) + x[0] * lw +
+         x[1] * U * std::cbrt(W) + std::pow(1 + W * W, 0.3 * U);
+}
+
+TEST(SpectralResidual, PointKernelMatchesIndependentEvaluation) {
+  KernelLibrary lib(modulePath("spectral_nonlinear_3d"));
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> value(0.5, 1.5), slope(-1.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    Bundle u, w;
+    for (int s = 0; s < 10; ++s) {
+      u.v[s] = s == 0 ? value(rng) : slope(rng);
+      w.v[s] = s == 0 ? value(rng) : slope(rng);
+    }
+    double x[3] = {slope(rng), slope(rng), slope(rng)}, a = 0.4, b = -1.1;
+    std::array<double, 25> args{};
+    for (int s = 0; s < 10; ++s) {
+      args[s] = u.v[s];
+      args[10 + s] = w.v[s];
+    }
+    args[20] = x[0], args[21] = x[1], args[22] = x[2], args[23] = a, args[24] = b;
+    double got = callScalar(lib.symbol("tensorium_spectral_residual_F"), args);
+    double want = referenceResidual(u, w, x, a, b);
+    EXPECT_NEAR(got, want, 1e-13 * std::max(1.0, std::abs(want)));
+  }
+}
+
+TEST(SpectralResidual, JvpMatchesCentralDifference) {
+  KernelLibrary lib(modulePath("spectral_nonlinear_3d"));
+  void *F = lib.symbol("tensorium_spectral_residual_F");
+  void *J = lib.symbol("tensorium_spectral_residual_jvp_F");
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> value(0.5, 1.5), slope(-1.0, 1.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::array<double, 20> q, dir;
+    for (int s = 0; s < 20; ++s) {
+      q[s] = s % 10 == 0 ? value(rng) : slope(rng);
+      dir[s] = slope(rng);
+    }
+    double tail[5] = {slope(rng), slope(rng), slope(rng), 0.4, -1.1};
+    auto evalAt = [&](double eps) {
+      std::array<double, 25> args{};
+      for (int s = 0; s < 20; ++s)
+        args[s] = q[s] + eps * dir[s];
+      for (int t = 0; t < 5; ++t)
+        args[20 + t] = tail[t];
+      return callScalar(F, args);
+    };
+    const double eps = 1e-6;
+    double fd = (evalAt(eps) - evalAt(-eps)) / (2 * eps);
+    std::array<double, 45> jargs{};
+    for (int s = 0; s < 20; ++s) {
+      jargs[s] = q[s];
+      jargs[20 + s] = dir[s];
+    }
+    for (int t = 0; t < 5; ++t)
+      jargs[40 + t] = tail[t];
+    double jvp = callScalar(J, jargs);
+    EXPECT_NEAR(jvp, fd, 1e-7 * std::max(1.0, std::abs(fd)));
+  }
+}
+
+TEST(SpectralResidual, GridKernelMatchesPointKernel) {
+  KernelLibrary lib(modulePath("spectral_nonlinear_3d"));
+  const int64_t n = 31;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> value(0.5, 1.5), slope(-1.0, 1.0);
+  std::vector<std::vector<double>> bundles(20, std::vector<double>(n));
+  std::vector<std::vector<double>> coords(3, std::vector<double>(n));
+  for (int s = 0; s < 20; ++s)
+    for (double &v : bundles[s])
+      v = s % 10 == 0 ? value(rng) : slope(rng);
+  for (auto &c : coords)
+    for (double &v : c)
+      v = slope(rng);
+  std::vector<double> out(n, 0.0);
+  std::vector<int64_t> ints;
+  for (auto &b : bundles)
+    pushMemref(ints, b.data(), n);
+  for (auto &c : coords)
+    pushMemref(ints, c.data(), n);
+  pushMemref(ints, out.data(), n);
+  callKernel<1, 2, 120>(lib.symbol("tensorium_spectral_residual_grid_F"), {n}, {0.4, -1.1}, ints);
+  for (int64_t p = 0; p < n; ++p) {
+    std::array<double, 25> args{};
+    for (int s = 0; s < 20; ++s)
+      args[s] = bundles[s][p];
+    for (int a = 0; a < 3; ++a)
+      args[20 + a] = coords[a][p];
+    args[23] = 0.4;
+    args[24] = -1.1;
+    EXPECT_EQ(out[p], callScalar(lib.symbol("tensorium_spectral_residual_F"), args));
+  }
+}
+
+} // namespace
