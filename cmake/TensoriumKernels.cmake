@@ -1,11 +1,11 @@
 # tensorium_add_kernel(NAME FIXTURE file.tn [PARAMS k=v ...] [KERNELS init rhs ...]
-#                      [OPT_LEVEL 0-3] [MODULE])
+#                      [OPT_LEVEL 0-3] [MODULE] [SYMBOLIC])
 # Runs Tensorium_cc at build time and wraps the object it emits in a linkable target:
 # a static library by default, a dlopen-able shared module with MODULE.
 set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
 
 function(tensorium_add_kernel NAME)
-  cmake_parse_arguments(ARG "MODULE" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS" ${ARGN})
+  cmake_parse_arguments(ARG "MODULE;SYMBOLIC" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS" ${ARGN})
   if(NOT ARG_FIXTURE)
     message(FATAL_ERROR "tensorium_add_kernel(${NAME}): FIXTURE is required")
   endif()
@@ -18,6 +18,9 @@ function(tensorium_add_kernel NAME)
   if(ARG_KERNELS)
     string(REPLACE ";" "," kernels "${ARG_KERNELS}")
     list(APPEND flags --kernels "${kernels}")
+  endif()
+  if(ARG_SYMBOLIC)
+    list(APPEND flags --mode symbolic)
   endif()
   if(ARG_OPT_LEVEL)
     list(APPEND flags "-O${ARG_OPT_LEVEL}")

@@ -3,6 +3,7 @@
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <tuple>
 #include <functional>
 #include <optional>
 
@@ -40,7 +41,9 @@ const std::vector<double> &secondDerivativeWeights(unsigned order) {
 
 namespace {
 
-enum class Mode { Point, FiniteDifference, Spectral };
+// Point: initial data (no fields, no derivatives). Symbolic: derivatives of field components
+// stay symbolic, as leaves with per-axis derivative counts in `offset`.
+enum class Mode { Point, FiniteDifference, Spectral, Symbolic };
 
 unsigned rangeOf(IndexSpace space, unsigned dim) { return space == IndexSpace::Spatial ? dim : dim + 1; }
 
@@ -320,6 +323,21 @@ public:
       fail(where, "derivative along axis " + std::to_string(axis + 1) + " in dimension " + std::to_string(dim_));
     if (mode_ == Mode::FiniteDifference)
       return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
+    if (mode_ == Mode::Symbolic) {
+      std::unordered_map<NodeId, NodeId> memo;
+      return g_.differentiate(
+          u,
+          [&](const Leaf &leaf) -> NodeId {
+            if (leaf.kind == LeafKind::Coord)
+              return g_.constant(leaf.a == axis ? 1.0 : 0.0);
+            if (leaf.kind != LeafKind::Field)
+              return g_.constant(0.0);
+            Leaf l = leaf;
+            l.offset[static_cast<size_t>(axis)] = static_cast<int8_t>(l.offset[static_cast<size_t>(axis)] + 1);
+            return g_.leaf(l);
+          },
+          memo);
+    }
     // Spectral: chain rule down to the runtime-supplied bundle slots.
     bool tooDeep = false;
     std::unordered_map<NodeId, NodeId> memo;
@@ -513,8 +531,19 @@ public:
   std::vector<KernelPlan> run() {
     std::vector<KernelPlan> out;
     try {
+      if (o_.symbolic) {
+        if (o_.kernels & static_cast<unsigned>(KernelSelection::Init))
+          planInit(out, true);
+        if (o_.kernels & static_cast<unsigned>(KernelSelection::Rhs))
+          planSymbolic(out, ComputeKind::Evolution);
+        if (o_.kernels & (static_cast<unsigned>(KernelSelection::Residual) | static_cast<unsigned>(KernelSelection::Spectral)))
+          planSymbolic(out, ComputeKind::Constraints);
+        if (d_.hasErrors())
+          out.clear();
+        return out;
+      }
       if (o_.kernels & static_cast<unsigned>(KernelSelection::Init))
-        planInit(out);
+        planInit(out, false);
       if (o_.kernels & static_cast<unsigned>(KernelSelection::Rhs))
         planGrid(out, ComputeKind::Evolution);
       if (m_.sim.scheme == Scheme::FiniteDifference) {
@@ -553,7 +582,7 @@ private:
 
   // ------------------------------------------------------------ initial data
 
-  void planInit(std::vector<KernelPlan> &out) {
+  void planInit(std::vector<KernelPlan> &out, bool symbolic) {
     for (const InitialDataBlock &block : m_.initialData) {
       if (!block.metric4 || !block.hasSplit)
         continue;
@@ -595,12 +624,16 @@ private:
             outputs.push_back({e.field, e.quantity == "alpha" ? std::vector<NodeId>{alpha}
                                         : e.quantity == "gamma" ? gamma : gammaU});
 
-      for (int variant = 0; variant < 3; ++variant) {
+      for (int variant = 0; variant < (symbolic ? 1 : 3); ++variant) {
         KernelPlan plan;
         plan.family = variant == 0 ? KernelFamily::InitPoint : KernelFamily::InitGrid;
         plan.symbol = std::string(variant == 0   ? abi::kSymbolInitPoint
                                   : variant == 1 ? abi::kSymbolInitGridScf
                                                  : abi::kSymbolInitGridAffine);
+        if (symbolic) {
+          plan.family = KernelFamily::Symbolic;
+          plan.symbol = std::string(abi::kSymbolInit);
+        }
         plan.kind = kindOf(plan.symbol);
         plan.loop = variant == 0 ? LoopStyle::None : variant == 1 ? LoopStyle::Scf : LoopStyle::Affine;
         std::map<int, int> paramArg;
@@ -766,6 +799,108 @@ private:
       setCommonAttributes(plan);
       out.push_back(std::move(plan));
     }
+  }
+
+  // ------------------------------------------------------------ symbolic source functions
+
+  void planSymbolic(std::vector<KernelPlan> &out, ComputeKind kind) {
+    const bool rhs = kind == ComputeKind::Evolution;
+    ScalarGraph g;
+    struct Target {
+      std::string name;
+      std::vector<NodeId> values;
+    };
+    std::vector<Target> targets;
+    for (const ComputeBlock &block : m_.blocks) {
+      if (block.kind != kind)
+        continue;
+      Scalarizer s(m_, o_, d_, g, Mode::Symbolic);
+      for (const Stmt &st : block.statements) {
+        if (st.kind == StmtKind::Temporary) {
+          s.defineTemporary(st);
+          continue;
+        }
+        const FieldDecl &f = *st.field;
+        Target t{rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name, {}};
+        for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()),
+                                           rangeOf(f.space, m_.sim.dimension)))
+          t.values.push_back(s.evalAssignment(st, tuple));
+        targets.push_back(std::move(t));
+      }
+    }
+    if (targets.empty())
+      return;
+    std::vector<NodeId> roots;
+    for (const Target &t : targets)
+      roots.insert(roots.end(), t.values.begin(), t.values.end());
+
+    KernelPlan plan;
+    plan.family = KernelFamily::Symbolic;
+    plan.symbol = std::string(rhs ? abi::kSymbolRhs : abi::kSymbolEntry);
+    plan.kind = kindOf(plan.symbol);
+    std::map<int, int> paramArg;
+    addParamArgs(plan, paramArg);
+    std::map<int, int> coordArg;
+    std::map<std::tuple<int, int, int, int, int>, int> fieldArg;
+    std::vector<std::tuple<int, int, int, int, int>> fieldLeaves;
+    for (NodeId id : g.topologicalOrder(roots)) {
+      const Node &n = g.node(id);
+      if (n.op != NodeOp::Leaf)
+        continue;
+      if (n.leaf.kind == LeafKind::Coord)
+        coordArg[n.leaf.a] = -1;
+      if (n.leaf.kind == LeafKind::Field)
+        fieldLeaves.push_back({n.leaf.a, n.leaf.b, n.leaf.offset[0], n.leaf.offset[1], n.leaf.offset[2]});
+    }
+    for (auto &[axis, arg] : coordArg) {
+      arg = static_cast<int>(plan.args.size());
+      plan.args.push_back({m_.sim.coordinateNames[static_cast<size_t>(axis)], ArgType::F64, ArgRole::Coordinate, 0, 1, true, false});
+      plan.coordNames.push_back(m_.sim.coordinateNames[static_cast<size_t>(axis)]);
+    }
+    std::sort(fieldLeaves.begin(), fieldLeaves.end());
+    std::set<int> fieldsSeen;
+    for (const auto &key : fieldLeaves) {
+      auto [fi, comp, ox, oy, oz] = key;
+      const FieldDecl &f = *m_.fields[static_cast<size_t>(fi)];
+      // Inputs are named <field>[_c<component>][_d<axes>], e.g. gamma_c4_dxx.
+      std::string name = f.name;
+      if (tensorTypeRank(f.type) > 0)
+        name += "_c" + std::to_string(comp);
+      if (ox || oy || oz) {
+        name += "_d";
+        const int counts[3] = {ox, oy, oz};
+        for (int a = 0; a < 3; ++a)
+          name += std::string(static_cast<size_t>(counts[a]), "xyz"[a]);
+      }
+      fieldArg[key] = static_cast<int>(plan.args.size());
+      plan.args.push_back({name, ArgType::F64, ArgRole::Field, 0, 1, true, false});
+      if (fieldsSeen.insert(fi).second)
+        plan.fieldNames.push_back(f.name);
+    }
+    std::vector<int> targetArg;
+    for (const Target &t : targets) {
+      targetArg.push_back(static_cast<int>(plan.args.size()));
+      plan.args.push_back({t.name, ArgType::FixedBuffer, ArgRole::Output, static_cast<int64_t>(t.values.size()),
+                           static_cast<unsigned>(t.values.size()), false, true});
+      plan.outputNames.push_back(t.name);
+    }
+    std::unordered_map<NodeId, NodeId> memo;
+    auto mapLeaf = [&](const Leaf &l, ScalarGraph &tg) -> NodeId {
+      Leaf o;
+      o.kind = LeafKind::Arg;
+      switch (l.kind) {
+      case LeafKind::Param: o.a = paramArg.at(l.a); break;
+      case LeafKind::Coord: o.a = coordArg.at(l.a); break;
+      case LeafKind::Field: o.a = fieldArg.at({l.a, l.b, l.offset[0], l.offset[1], l.offset[2]}); break;
+      default: break;
+      }
+      return tg.leaf(o);
+    };
+    for (size_t k = 0; k < targets.size(); ++k)
+      for (size_t c = 0; c < targets[k].values.size(); ++c)
+        plan.stores.push_back({targetArg[k], static_cast<int>(c), g.rebuild(targets[k].values[c], plan.graph, mapLeaf, memo)});
+    setCommonAttributes(plan);
+    out.push_back(std::move(plan));
   }
 
   // ------------------------------------------------------------ spectral residuals

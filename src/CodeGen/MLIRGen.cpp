@@ -58,6 +58,7 @@ public:
 
     switch (plan_.family) {
     case KernelFamily::InitPoint:
+    case KernelFamily::Symbolic:
     case KernelFamily::SpectralPoint:
     case KernelFamily::SpectralJvp:
       emitPointBody();
@@ -104,6 +105,12 @@ private:
       set(abi::kAttrStencilRadius, b_.getI64IntegerAttr(plan_.stencilRadius));
     if (plan_.residualKernel)
       set(abi::kAttrResidualKernel, b_.getUnitAttr());
+    if (plan_.family == KernelFamily::Symbolic) {
+      std::vector<std::string> argNames;
+      for (const KernelArg &a : plan_.args)
+        argNames.push_back(a.name);
+      set(abi::kAttrArgNames, names(argNames));
+    }
   }
 
   // Constants are created once per function, at the top of the entry block.

@@ -205,6 +205,47 @@ TEST(RhsVariants, ScfAffineParallelAgreeBitwiseAndMatchIndependentStencil) {
       }
 }
 
+// ------------------------------------------------------------------ symbolic mode
+
+TEST(SymbolicMode, RhsWithExactDerivativesMatchesFdKernelOnQuintic) {
+  // The 4th-order second-derivative stencil is exact on quintics, so the fd kernel and the
+  // symbolic source function fed with analytic derivatives must agree to round-off.
+  KernelLibrary fd(modulePath("wave_fd")), sym(modulePath("wave_symbolic"));
+  auto phi = [](double x, double y, double z) { return std::pow(x, 5) - 2 * x * x * y * y * y + 0.5 * z * z * z * z + x * y * z; };
+  auto lap = [](double x, double y, double z) { return 20 * std::pow(x, 3) - 4 * y * y * y - 12 * x * x * y + 6 * z * z; };
+  Grid g{{9, 9, 9}, {0.1, 0.15, 0.12}, {0.2, -0.4, 0.3}};
+  const int64_t N = g.points();
+  std::vector<double> vphi(N), vPi(N), dphi(N, 0.0), dPi(N, 0.0);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j)
+      for (int k = 0; k < 9; ++k) {
+        int64_t pt = g.linear(i, j, k);
+        vphi[pt] = phi(g.coord(0, i), g.coord(1, j), g.coord(2, k));
+        vPi[pt] = 0.1 * i - 0.2 * j + 0.05 * k;
+      }
+  const double c2 = 1.7;
+  std::vector<int64_t> ints;
+  for (auto *v : {&vphi, &vPi, &dphi, &dPi})
+    pushMemref(ints, v->data(), N);
+  callKernel<3, 4, 20>(fd.symbol("tensorium_rhs_grid_scf"), {9, 9, 9}, {g.h[0], g.h[1], g.h[2], c2}, ints);
+  for (int i = 2; i < 7; ++i)
+    for (int j = 2; j < 7; ++j)
+      for (int k = 2; k < 7; ++k) {
+        double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
+        int64_t pt = g.linear(i, j, k);
+        double outPhi = 0, outPi = 0;
+        // tensorium_rhs(c2, phi_dzz, phi_dyy, phi_dxx, Pi, dphi[1], dPi[1])
+        double dzz = 6 * z * z, dyy = -12 * x * x * y, dxx = 20 * x * x * x - 4 * y * y * y;
+        std::vector<int64_t> out;
+        pushMemref(out, &outPhi, 1);
+        pushMemref(out, &outPi, 1);
+        callKernel<0, 5, 10>(sym.symbol("tensorium_rhs"), {}, {c2, dzz, dyy, dxx, vPi[pt]}, out);
+        EXPECT_EQ(outPhi, vPi[pt]);
+        EXPECT_NEAR(outPi, c2 * lap(x, y, z), 1e-13 * std::max(1.0, std::abs(outPi)));
+        EXPECT_NEAR(dPi[pt], outPi, 1e-9 * std::max(1.0, std::abs(outPi)));
+      }
+}
+
 // ------------------------------------------------------------------ initial data
 
 TEST(InitialData, SchwarzschildPointKernelIsExactAndMetricTimesInverseIsIdentity) {

@@ -37,6 +37,9 @@ constexpr const char *kUsage =
     "  -o <file>            write the action's output to <file> ('-' is standard output)\n"
     "  --param <name>=<v>   fold parameter <name> into the constant <v> (repeatable)\n"
     "  --kernels <list>     kernel families to emit: init,rhs,residual,spectral (default all)\n"
+    "  --mode <m>           executable (default): grid, point and spectral kernels;\n"
+    "                       symbolic: pointwise tensorium_init/tensorium_rhs/tensorium_entry\n"
+    "                       source functions taking field derivatives as inputs\n"
     "  -O0 -O1 -O2 -O3      LLVM optimisation level for --emit-llvm/--emit-obj (default -O2)\n"
     "  --cpu <name>         target CPU (default x86-64; 'native' uses this machine's CPU)\n"
     "  --help               show this help\n"
@@ -175,6 +178,12 @@ int main(int argc, char **argv) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
         return usageError("'--param' expects name=value, got '" + value + "'");
       paramFolds.push_back({value.substr(0, eq), value.substr(eq + 1)});
+    } else if (arg == "--mode") {
+      if (!needValue(i, arg, value))
+        return 1;
+      if (value != "symbolic" && value != "executable")
+        return usageError("'--mode' expects symbolic or executable, got '" + value + "'");
+      compile.codegen.symbolic = value == "symbolic";
     } else if (arg == "--kernels") {
       if (!needValue(i, arg, value) || !parseKernels(value, compile.codegen.kernels))
         return 1;

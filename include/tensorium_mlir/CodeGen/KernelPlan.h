@@ -14,7 +14,10 @@
 
 namespace tensorium_mlir::codegen {
 
-enum class KernelFamily { InitPoint, InitGrid, RhsGrid, ResidualGrid, SpectralPoint, SpectralJvp, SpectralGrid };
+enum class KernelFamily {
+  InitPoint, InitGrid, RhsGrid, ResidualGrid, SpectralPoint, SpectralJvp, SpectralGrid,
+  Symbolic, // tensorium_init / tensorium_rhs / tensorium_entry: pointwise, derivatives as inputs
+};
 enum class LoopStyle { None, Scf, Affine, Parallel };
 
 enum class ArgType { Index, F64, Buffer, FixedBuffer };
@@ -72,6 +75,9 @@ struct CodeGenOptions {
   /// Parameters folded into constants (`--param name=value`).
   std::map<std::string, double> foldedParams;
   unsigned kernels = static_cast<unsigned>(KernelSelection::All);
+  /// Symbolic mode: pointwise source functions (tensorium_init, tensorium_rhs,
+  /// tensorium_entry) whose field derivatives are inputs instead of stencils.
+  bool symbolic = false;
 };
 
 /// Builds every kernel the module lowers to. Reports located errors for constructs a kernel

@@ -21,6 +21,9 @@ inline constexpr std::string_view kAttrReadArgIndices = "tensorium.abi.read_arg_
 inline constexpr std::string_view kAttrWriteArgIndices = "tensorium.abi.write_arg_indices";
 inline constexpr std::string_view kAttrStencilRadius = "tensorium.abi.stencil_radius";
 inline constexpr std::string_view kAttrResidualKernel = "tensorium.abi.residual_kernel";
+/// Symbolic-mode functions only: the name of every argument, in order (field derivative
+/// inputs are spelled <field>[_c<component>][_d<axes>], e.g. gamma_c4_dxy).
+inline constexpr std::string_view kAttrArgNames = "tensorium.abi.arg_names";
 
 // Attribute values.
 inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";
