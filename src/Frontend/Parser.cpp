@@ -1,6 +1,7 @@
 #include "tensorium_mlir/Frontend/Parser.h"
 #include "tensorium_mlir/Frontend/Lexer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -9,6 +10,10 @@ namespace tensorium_mlir::frontend {
 
 namespace {
 constexpr unsigned kMaxNesting = 200;
+// Later passes walk expression trees recursively; a bound on tree height keeps them within the
+// stack for any input (a flat chain a + b + ... is as tall as it is long).
+constexpr unsigned kMaxTreeHeight = 1500;
+unsigned heightOf(const Expr &e) { return e.height; }
 
 std::string describe(const Token &t) {
   switch (t.kind) {
@@ -640,13 +645,21 @@ ExprPtr Parser::parseAdditive() {
     char op = current().is(TokenKind::Plus) ? '+' : '-';
     consume();
     ExprPtr rhs = parseMultiplicative();
-    auto node = std::make_unique<Expr>(ExprKind::Binary, SourceRange::join(lhs->range, rhs->range));
-    node->op = op;
-    node->operands.push_back(std::move(lhs));
-    node->operands.push_back(std::move(rhs));
-    lhs = std::move(node);
+    lhs = makeBinary(op, std::move(lhs), std::move(rhs));
   }
   return lhs;
+}
+
+ExprPtr Parser::makeBinary(char op, ExprPtr lhs, ExprPtr rhs) {
+  auto node = std::make_unique<Expr>(ExprKind::Binary, SourceRange::join(lhs->range, rhs->range));
+  node->op = op;
+  node->height = 1 + std::max(heightOf(*lhs), heightOf(*rhs));
+  if (node->height > kMaxTreeHeight)
+    fail(node->range, "expression too large: more than " + std::to_string(kMaxTreeHeight) +
+                          " chained operations; split it into temporaries");
+  node->operands.push_back(std::move(lhs));
+  node->operands.push_back(std::move(rhs));
+  return node;
 }
 
 ExprPtr Parser::parseMultiplicative() {
@@ -655,11 +668,7 @@ ExprPtr Parser::parseMultiplicative() {
     char op = current().is(TokenKind::Star) ? '*' : '/';
     consume();
     ExprPtr rhs = parseUnary();
-    auto node = std::make_unique<Expr>(ExprKind::Binary, SourceRange::join(lhs->range, rhs->range));
-    node->op = op;
-    node->operands.push_back(std::move(lhs));
-    node->operands.push_back(std::move(rhs));
-    lhs = std::move(node);
+    lhs = makeBinary(op, std::move(lhs), std::move(rhs));
   }
   return lhs;
 }
@@ -674,6 +683,10 @@ ExprPtr Parser::parseUnary() {
     if (sign.is(TokenKind::Plus))
       return operand;
     auto node = std::make_unique<Expr>(ExprKind::Negate, SourceRange::join(sign.range, operand->range));
+    node->height = 1 + heightOf(*operand);
+    if (node->height > kMaxTreeHeight)
+      fail(node->range, "expression too large: more than " + std::to_string(kMaxTreeHeight) +
+                            " chained operations; split it into temporaries");
     node->operands.push_back(std::move(operand));
     return node;
   }
@@ -688,6 +701,7 @@ ExprPtr Parser::parsePower() {
   Rational exponent = parseExponent();
   auto node = std::make_unique<Expr>(ExprKind::Power, SourceRange::join(base->range, tokens_[pos_ - 1].range));
   node->exponent = exponent;
+  node->height = 1 + heightOf(*base);
   node->operands.push_back(std::move(base));
   if (current().is(TokenKind::Caret))
     fail(current().range, "chained '^' is ambiguous; add parentheses, as in (x^2)^3");
@@ -746,7 +760,8 @@ Rational Parser::parseExponent() {
       fail(denTok.range, help);
     if (d.num == 0)
       fail(denTok.range, "exponent has a zero denominator");
-    r.den *= d.num;
+    if (__builtin_mul_overflow(r.den, d.num, &r.den))
+      fail(denTok.range, "exponent is too large to represent exactly; use pow(x, y)");
     int64_t g = std::gcd(r.num < 0 ? -r.num : r.num, r.den);
     if (g > 1) {
       r.num /= g;
@@ -818,6 +833,11 @@ ExprPtr Parser::parsePrimary() {
       node->indices.push_back({name.substr(6), {SourceLocation{t.range.begin.offset + 6}, t.range.end}});
     }
     node->text = name;
+    for (const ExprPtr &a : args)
+      node->height = std::max(node->height, 1 + heightOf(*a));
+    if (node->height > kMaxTreeHeight)
+      fail(range, "expression too large: more than " + std::to_string(kMaxTreeHeight) +
+                      " chained operations; split it into temporaries");
     node->operands = std::move(args);
     return node;
   }

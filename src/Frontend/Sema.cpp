@@ -328,8 +328,12 @@ private:
       f.componentCount *= n;
     if (ok) {
       globals_[f.name] = Symbol{SymbolKind::Field, f.nameRange, &f};
-      if (f.type == TensorType::Metric && f.space == IndexSpace::Spatial && !spatialMetric_)
-        spatialMetric_ = &f;
+      if (f.type == TensorType::Metric && f.space == IndexSpace::Spatial) {
+        if (!spatialMetric_)
+          spatialMetric_ = &f;
+        else
+          extraMetric_ = &f;
+      }
     } else if (!globals_.count(f.name)) {
       // Keep a broken field known so its uses do not cascade into "undeclared" errors.
       globals_[f.name] = Symbol{SymbolKind::Field, f.nameRange, &f};
@@ -808,6 +812,17 @@ private:
       d_.error(e.operands[0]->range, spelled + " applies to a field reference");
       return std::nullopt;
     }
+    if (covariant && e.operands[0]->field->space != IndexSpace::Spatial) {
+      d_.error(e.operands[0]->range, spelled + " uses the spatial Christoffel symbols; '" +
+                                         e.operands[0]->field->name + "' is a spacetime tensor");
+      return std::nullopt;
+    }
+    if (covariant && extraMetric_) {
+      d_.error(e.range, spelled + " is ambiguous: the module declares the spatial metrics '" +
+                            spatialMetric_->name + "' and '" + extraMetric_->name +
+                            "'; write the Christoffel terms explicitly");
+      return std::nullopt;
+    }
     Shape result = *inner;
     Shape one;
     one.free.push_back(TypedIndex{idx.name, Variance::Down, IndexSpace::Spatial, idx.range});
@@ -1187,6 +1202,7 @@ private:
   std::map<std::string, Symbol> globals_;
   std::set<const FieldDecl *> brokenFields_;
   const FieldDecl *spatialMetric_ = nullptr;
+  const FieldDecl *extraMetric_ = nullptr;
   Context context_ = Context::Evolution;
   std::map<std::string, TemporaryInfo *> temps_;
   std::map<std::string, SourceRange> blockTemps_;

@@ -50,8 +50,8 @@ void printModuleSummary(const Module &m, std::ostream &os) {
   os << "  fields (" << m.fields.size() << "), SoA component-major:\n";
   for (const auto &f : m.fields) {
     totalComponents += f->componentCount;
-    os << "    " << std::left << std::setw(16) << f->name << std::setw(16)
-       << tensorTypeSpelling(f->type) << "rank " << tensorTypeRank(f->type) << "  "
+ os << "    " << std::left << std::setw(15) << f->name << ' ' << std::setw(15)
+       << tensorTypeSpelling(f->type) << " rank " << tensorTypeRank(f->type) << "  "
        << std::right << std::setw(3) << f->componentCount << (f->componentCount == 1 ? " component   " : " components  ")
        << f->componentCount * points << " scalars\n";
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -57,6 +58,11 @@ bool readInput(const std::string &path, std::string &out) {
   if (path == "-") {
     out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     return true;
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    std::cerr << "Tensorium_cc: error: cannot read '" << path << "': Is a directory\n";
+    return false;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -79,6 +79,7 @@ struct Expr {
   char op = 0;                 // Binary: + - * /
   Rational exponent;           // Power
   std::vector<std::unique_ptr<Expr>> operands;
+  unsigned height = 1;         // tree height, bounded by the parser
 
   // sema
   RefKind refKind = RefKind::Unresolved;

@@ -50,6 +50,7 @@ private:
   ExprPtr parseExpr();
   ExprPtr parseAdditive();
   ExprPtr parseMultiplicative();
+  ExprPtr makeBinary(char op, ExprPtr lhs, ExprPtr rhs);
   ExprPtr parseUnary();
   ExprPtr parsePower();
   ExprPtr parsePrimary();
