@@ -435,11 +435,38 @@ private:
 } // namespace
 
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
-                                             const std::string &sourceName) {
+                                             const frontend::Module &source) {
   loadTensoriumDialects(context);
   mlir::OpBuilder builder(&context);
-  mlir::Location loc = mlir::FileLineColLoc::get(&context, sourceName, 1, 1);
+  mlir::Location loc = mlir::FileLineColLoc::get(&context, source.path, 1, 1);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  auto sv = [&](std::string_view s) { return llvm::StringRef(s.data(), s.size()); };
+  const frontend::SimulationInfo &sim = source.sim;
+  std::vector<int64_t> resolution(sim.resolution.begin(), sim.resolution.end());
+  llvm::SmallVector<mlir::NamedAttribute> simAttrs{
+      builder.getNamedAttr("coordinates", builder.getStringAttr(sim.coordinates == frontend::CoordinateSystem::Cartesian ? "cartesian" : "spherical")),
+      builder.getNamedAttr("dimension", builder.getI64IntegerAttr(sim.dimension)),
+      builder.getNamedAttr("order", builder.getI64IntegerAttr(sim.order)),
+      builder.getNamedAttr("resolution", builder.getDenseI64ArrayAttr(resolution)),
+      builder.getNamedAttr("scheme", builder.getStringAttr(sim.scheme == frontend::Scheme::Spectral ? "spectral" : "fd")),
+  };
+  llvm::SmallVector<mlir::Attribute> fieldAttrs;
+  for (const auto &f : source.fields) {
+    std::string variance;
+    for (frontend::Variance v : f->variances)
+      variance += v == frontend::Variance::Up ? 'u' : 'd';
+    fieldAttrs.push_back(builder.getDictionaryAttr({
+        builder.getNamedAttr("components", builder.getI64IntegerAttr(f->componentCount)),
+        builder.getNamedAttr("name", builder.getStringAttr(f->name)),
+        builder.getNamedAttr("rank", builder.getI64IntegerAttr(frontend::tensorTypeRank(f->type))),
+        builder.getNamedAttr("spacetime", builder.getBoolAttr(f->space == frontend::IndexSpace::Spacetime)),
+        builder.getNamedAttr("type", builder.getStringAttr(frontend::tensorTypeSpelling(f->type))),
+        builder.getNamedAttr("variance", builder.getStringAttr(variance)),
+    }));
+  }
+  (*module)->setAttr(sv(abi::kAttrVersion), builder.getI64IntegerAttr(abi::kABIVersion));
+  (*module)->setAttr(sv(abi::kAttrModuleSimulation), builder.getDictionaryAttr(simAttrs));
+  (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
   for (const KernelPlan &plan : kernels)
     KernelEmitter(builder, mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc), plan).emit(*module);
   return module;

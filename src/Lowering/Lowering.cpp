@@ -1,5 +1,6 @@
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
+#include "tensorium_mlir/HostABI/HostABIFromMLIR.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -115,7 +116,7 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
     return false;
 
   mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module.path);
+  mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module);
   if (mlir::failed(mlir::verify(*mlirModule))) {
     error = "internal error: the emitted MLIR module does not verify";
     return false;
@@ -161,6 +162,17 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   }
   pm.run(*llvmModule);
   output.assign(buffer.begin(), buffer.end());
+  return true;
+}
+
+bool buildHostABI(const frontend::Module &module, const CompileOptions &options,
+                  frontend::DiagnosticEngine &diags, abi::HostModuleABI &out) {
+  std::vector<KernelPlan> kernels = planKernels(module, options.codegen, diags);
+  if (diags.hasErrors())
+    return false;
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module);
+  out = abi::buildHostModuleABI(*mlirModule);
   return true;
 }
 

@@ -2,6 +2,7 @@
 // Front door of the back end: analysed module -> MLIR text, lowered MLIR, LLVM IR or an
 // object file. No MLIR or LLVM headers here, so tools and tests stay light.
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
+#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
 
 #include <string>
 
@@ -19,5 +20,9 @@ struct CompileOptions {
 /// (located); failures of the tool chain itself are returned in `error`.
 bool compileModule(const frontend::Module &module, const CompileOptions &options, OutputKind kind,
                    frontend::DiagnosticEngine &diags, std::string &output, std::string &error);
+
+/// Emits the module in memory and reads its ABI attributes back into a host descriptor.
+bool buildHostABI(const frontend::Module &module, const CompileOptions &options,
+                  frontend::DiagnosticEngine &diags, abi::HostModuleABI &out);
 
 } // namespace tensorium_mlir::codegen

@@ -12,8 +12,10 @@ namespace tensorium_mlir::codegen {
 /// Loads every dialect the emitted and lowered modules use.
 void loadTensoriumDialects(mlir::MLIRContext &context);
 
+/// Emits every kernel plus the module attributes (ABI version, simulation metadata, field
+/// table) that host descriptors are built from.
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context,
                                              const std::vector<KernelPlan> &kernels,
-                                             const std::string &sourceName);
+                                             const frontend::Module &source);
 
 } // namespace tensorium_mlir::codegen

@@ -25,6 +25,12 @@ inline constexpr std::string_view kAttrResidualKernel = "tensorium.abi.residual_
 /// inputs are spelled <field>[_c<component>][_d<axes>], e.g. gamma_c4_dxy).
 inline constexpr std::string_view kAttrArgNames = "tensorium.abi.arg_names";
 
+// Module attributes: simulation metadata and the field table host descriptors are built from.
+// tensorium.abi.simulation = {dimension, coordinates, resolution, scheme, order}
+// tensorium.abi.fields = [{name, type, variance, rank, spacetime, components}, ...]
+inline constexpr std::string_view kAttrModuleSimulation = "tensorium.abi.simulation";
+inline constexpr std::string_view kAttrModuleFields = "tensorium.abi.fields";
+
 // Attribute values.
 inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";
 inline constexpr std::string_view kMemrefABIStridedRank1F64 = "strided_memref_rank1_f64";

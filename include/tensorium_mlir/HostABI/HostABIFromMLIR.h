@@ -1,0 +1,12 @@
+#pragma once
+// Reads a generated module's ABI attributes into a HostModuleABI. Reads attributes only; never
+// builds ops.
+#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace tensorium_mlir::abi {
+
+HostModuleABI buildHostModuleABI(mlir::ModuleOp module);
+
+} // namespace tensorium_mlir::abi
