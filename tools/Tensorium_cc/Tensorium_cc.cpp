@@ -1,6 +1,7 @@
 // Tensorium_cc: the .tn compiler driver.
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
+#include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ constexpr const char *kUsage =
     "  --emit-lowered-mlir <F>  write the module lowered to the LLVM dialect to F\n"
     "  --emit-llvm <F>      write LLVM IR to F\n"
     "  --emit-obj <F>       write an object file for the host to F\n"
+    "  --emit-host-header <F>  write the C host header (prototypes, wrappers, descriptor tables) to F\n"
     "                       (F may be '-' for standard output; emission flags combine)\n"
     "\n"
     "options:\n"
@@ -132,6 +134,7 @@ int main(int argc, char **argv) {
   std::string input, output = "-";
   bool outputSet = false;
   std::vector<std::pair<OutputKind, std::string>> emissions;
+  std::string hostHeaderPath;
   CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> paramFolds;
 
@@ -177,6 +180,10 @@ int main(int argc, char **argv) {
                         : arg == "--emit-llvm"         ? OutputKind::LLVMIR
                                                        : OutputKind::Object;
       emissions.push_back({kind, value});
+    } else if (arg == "--emit-host-header") {
+      if (!needValue(i, arg, value))
+        return 1;
+      hostHeaderPath = value;
     } else if (arg == "--param") {
       if (!needValue(i, arg, value))
         return 1;
@@ -218,11 +225,12 @@ int main(int argc, char **argv) {
     return usageError("no input file");
   if (outputSet && action == Action::Check)
     return usageError("'-o' needs an action that produces output, such as --dump-ast");
-  if (actionSet && action != Action::Check && !emissions.empty())
+  if (actionSet && action != Action::Check && (!emissions.empty() || !hostHeaderPath.empty()))
     return usageError("emission flags cannot be combined with --dump-ast or --print-summary");
   int stdoutUsers = (outputSet ? output == "-" : actionSet && action != Action::Check);
   for (auto &e : emissions)
     stdoutUsers += e.second == "-";
+  stdoutUsers += hostHeaderPath == "-";
   if (stdoutUsers > 1)
     return usageError("only one output can go to standard output");
 
@@ -263,6 +271,20 @@ int main(int argc, char **argv) {
       return 1;
     }
     if (!writeOutput(path, data))
+      return 1;
+  }
+  if (!hostHeaderPath.empty()) {
+    tensorium_mlir::abi::HostModuleABI abi;
+    if (!buildHostABI(module, compile, diags, abi))
+      return failed();
+    std::vector<std::string> problems = tensorium_mlir::abi::validateHostModuleABI(abi);
+    if (!problems.empty()) {
+      for (const std::string &p : problems)
+        std::cerr << "Tensorium_cc: error: invalid host ABI: " << p << '\n';
+      return 1;
+    }
+    std::string name = std::filesystem::path(input).filename().string();
+    if (!writeOutput(hostHeaderPath, tensorium_mlir::abi::emitHostHeader(abi, name)))
       return 1;
   }
   if (action == Action::Check)
