@@ -1,7 +1,8 @@
 # tensorium_add_kernel(NAME FIXTURE file.tn [PARAMS k=v ...] [KERNELS init rhs ...]
 #                      [OPT_LEVEL 0-3] [MODULE] [SYMBOLIC])
-# Runs Tensorium_cc at build time and wraps the object it emits in a linkable target:
-# a static library by default, a dlopen-able shared module with MODULE.
+# Runs Tensorium_cc at build time and wraps the object it emits in a linkable target (a static
+# library by default, a dlopen-able shared module with MODULE). The generated C host header is
+# <binary dir>/tensorium_kernels/NAME.h, on the target's include path: #include "NAME.h".
 set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
 
 function(tensorium_add_kernel NAME)
@@ -11,6 +12,8 @@ function(tensorium_add_kernel NAME)
   endif()
   get_filename_component(fixture "${ARG_FIXTURE}" ABSOLUTE)
   set(object "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.o")
+  set(header_dir "${CMAKE_CURRENT_BINARY_DIR}/tensorium_kernels")
+  set(header "${header_dir}/${NAME}.h")
   set(flags)
   foreach(p IN LISTS ARG_PARAMS)
     list(APPEND flags --param "${p}")
@@ -26,8 +29,9 @@ function(tensorium_add_kernel NAME)
     list(APPEND flags "-O${ARG_OPT_LEVEL}")
   endif()
   add_custom_command(
-    OUTPUT "${object}"
-    COMMAND Tensorium_cc ${flags} --emit-obj "${object}" "${fixture}"
+    OUTPUT "${object}" "${header}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${header_dir}"
+    COMMAND Tensorium_cc ${flags} --emit-obj "${object}" --emit-host-header "${header}" "${fixture}"
     DEPENDS Tensorium_cc "${fixture}"
     COMMENT "Compiling kernel ${NAME} from ${ARG_FIXTURE}"
     VERBATIM)
@@ -38,6 +42,8 @@ function(tensorium_add_kernel NAME)
     add_library(${NAME} STATIC "${object}")
   endif()
   set_target_properties(${NAME} PROPERTIES LINKER_LANGUAGE C)
+  target_sources(${NAME} PRIVATE "${header}")
+  target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${header_dir}>")
   # Parallel kernels call the OpenMP runtime; the math built-ins call libm.
   target_link_libraries(${NAME} PUBLIC ${TENSORIUM_OPENMP_LIBRARY} m)
 endfunction()

@@ -8,6 +8,9 @@ namespace tensorium_mlir::abi {
 
 namespace {
 
+// The text of include/tensorium_mlir/Runtime/HostABITypes.h, embedded at build time.
+#include "HostABITypesText.inc"
+
 const std::set<std::string> &cKeywords() {
   static const std::set<std::string> words{
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
@@ -89,9 +92,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
      << "#define TENSORIUM_SPATIAL_ORDER " << abi.simulation.order << "\n"
      << "#define TENSORIUM_SCHEME_" << (abi.simulation.scheme == "spectral" ? "SPECTRAL" : "FD") << " 1\n\n";
 
-  os << "/* One lowered memref<?xf64> argument: five C arguments in this order. */\n"
-     << "typedef struct tensorium_memref1d_f64 {\n  double *allocated;\n  double *aligned;\n"
-     << "  int64_t offset;\n  int64_t size;\n  int64_t stride;\n} tensorium_memref1d_f64;\n\n";
+  os << kHostABITypesText << "\n";
 
   // Module parameters (every kernel takes the non-folded ones in this order).
   std::vector<std::string> params;
@@ -192,17 +193,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
     os << ");\n}\n\n";
   }
 
-  // Descriptor tables.
-  os << "enum { TENSORIUM_BUFFER_ROLE_COORDINATE = 0, TENSORIUM_BUFFER_ROLE_FIELD = 1, TENSORIUM_BUFFER_ROLE_OUTPUT = 2 };\n"
-     << "enum { TENSORIUM_BUFFER_ACCESS_NONE = 0, TENSORIUM_BUFFER_ACCESS_READ = 1, TENSORIUM_BUFFER_ACCESS_WRITE = 2,\n"
-     << "       TENSORIUM_BUFFER_ACCESS_READWRITE = 3 };\n\n"
-     << "typedef struct tensorium_host_kernel_desc {\n  const char *symbol;\n  const char *kind;\n"
-     << "  int32_t abi_version;\n  int32_t arg_count;\n  int32_t param_count;\n  int32_t first_buffer;\n"
-     << "  int32_t buffer_count;\n  int32_t stencil_radius; /* -1 when not a stencil kernel */\n"
-     << "  int32_t residual_kernel;\n} tensorium_host_kernel_desc;\n\n"
-     << "typedef struct tensorium_host_buffer_desc {\n  int32_t kernel_index;\n  const char *name;\n"
-     << "  const char *c_name;\n  int32_t arg_index;\n  int32_t role;\n  int32_t access;\n  int32_t rank;\n"
-     << "  const char *variance;\n  int32_t component_count;\n} tensorium_host_buffer_desc;\n\n";
+  // Descriptor tables (types come from the embedded HostABITypes.h block).
   size_t bufferCount = 0;
   for (const HostKernelABI &k : abi.kernels)
     bufferCount += k.buffers.size();
@@ -232,14 +223,6 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
   os << "};\n\n";
 
   // Uniform adapters for grid kernels.
-  os << "/* Uniform invocation of grid kernels. extents: nx, ny, nz (stencil kernels) or n_points;\n"
-     << " * spacing: dx, dy, dz (stencil kernels, else unused); params in tensorium_param_names order;\n"
-     << " * buffers and buffer_sizes (scalars) in the kernel's tensorium_host_buffers order. */\n"
-     << "typedef void (*tensorium_host_kernel_adapter_fn)(const int64_t *extents, const double *spacing,\n"
-     << "                                                 const double *params, double *const *buffers,\n"
-     << "                                                 const int64_t *buffer_sizes);\n"
-     << "typedef struct tensorium_host_kernel_adapter {\n  const char *symbol;\n  int32_t kernel_index;\n"
-     << "  tensorium_host_kernel_adapter_fn invoke;\n} tensorium_host_kernel_adapter;\n\n";
   std::vector<std::pair<size_t, std::string>> adapters;
   for (size_t ki = 0; ki < abi.kernels.size(); ++ki) {
     const HostKernelABI &k = abi.kernels[ki];
