@@ -24,6 +24,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.tensorium_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("Tensorium_cc", unresolved="fatal"),
+    ToolSubst("Tensorium_abi_probe", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

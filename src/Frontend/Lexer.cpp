@@ -167,14 +167,32 @@ Token Lexer::next() {
     break;
   }
   unsigned char u = static_cast<unsigned char>(c);
+  static const char hex[] = "0123456789ABCDEF";
   std::string shown;
   if (u >= 0x20 && u < 0x7f) {
     shown = std::string("'") + c + "'";
-  } else {
-    static const char hex[] = "0123456789abcdef";
-    shown = std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+  } else if (u >= 0xC2 && u <= 0xF4) {
+    // A well-formed UTF-8 sequence is one character: name its code point.
+    unsigned length = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : 2;
+    uint32_t cp = u & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+    bool ok = begin + length <= size;
+    for (unsigned i = 1; ok && i < length; ++i) {
+      unsigned char cont = static_cast<unsigned char>(text_[begin + i]);
+      ok = (cont & 0xC0) == 0x80;
+      cp = (cp << 6) | (cont & 0x3F);
+    }
+    if (ok) {
+      pos_ = begin + length;
+      std::string code;
+      for (int shift = cp > 0xFFFF ? 20 : 12; shift >= 0; shift -= 4)
+        code.push_back(hex[(cp >> shift) & 15]);
+      shown = "U+" + code;
+    }
   }
-  diags_.error({SourceLocation{begin}, SourceLocation{pos_}}, "invalid character " + shown);
+  if (shown.empty())
+    shown = std::string("byte 0x") + hex[u >> 4] + hex[u & 15];
+  diags_.error({SourceLocation{begin}, SourceLocation{pos_}},
+               "invalid character " + shown + (u >= 0x80 ? " (the language is ASCII outside comments)" : ""));
   return make(TokenKind::Invalid, begin, pos_);
 }
 

@@ -62,7 +62,9 @@ bool Parser::consumeIf(TokenKind kind) {
 }
 
 void Parser::fail(SourceRange range, std::string message) {
-  diags_.error(range, std::move(message));
+  // The lexer already reported an invalid token; a second error at the same spot adds nothing.
+  if (!current().is(TokenKind::Invalid))
+    diags_.error(range, std::move(message));
   throw ParseError{};
 }
 
@@ -97,6 +99,14 @@ void Parser::expectEndOfStatement(const char *context) {
     return;
   fail(current().range, std::string("expected end of line after ") + context + ", found " +
                             describe(current()));
+}
+
+void Parser::recoverWithinBlock() {
+  depth_ = 0;
+  while (!current().is(TokenKind::EndOfFile) && !current().is(TokenKind::RBrace)) {
+    if (consume().is(TokenKind::Newline))
+      return;
+  }
 }
 
 void Parser::recoverToStatementEnd() {
@@ -301,8 +311,14 @@ void Parser::parseSimulation(Module &module) {
             diags_.note(inner.range, "block opened here");
             throw ParseError{};
           }
-          Token innerKey = expectIdentifier("a setting name");
-          parseSimulationSetting(sim, innerKey, key.text == "time" ? "time" : "spatial");
+          if (diags_.limitReached())
+            return;
+          try {
+            Token innerKey = expectIdentifier("a setting name");
+            parseSimulationSetting(sim, innerKey, key.text == "time" ? "time" : "spatial");
+          } catch (ParseError &) {
+            recoverWithinBlock();
+          }
         }
       } else {
         parseSimulationSetting(sim, key, "simulation");
@@ -363,10 +379,12 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
   } else if (sec == "simulation" && keyText == "resolution") {
     Token open = expect(TokenKind::LBracket, "to open the resolution list");
     std::vector<double> values;
+    sim.resolutionEntryRanges.clear();
     if (!current().is(TokenKind::RBracket)) {
       for (;;) {
         SourceRange r;
         values.push_back(number(r));
+        sim.resolutionEntryRanges.push_back(r);
         if (consumeIf(TokenKind::Comma))
           continue;
         break;
@@ -526,20 +544,26 @@ void Parser::parseSplit(InitialDataBlock &block) {
       diags_.note(open.range, "block opened here");
       throw ParseError{};
     }
-    SplitEntry entry;
-    Token quantity = expectIdentifier("a 3+1 quantity (alpha, gamma or gammaU)");
-    entry.quantity = std::string(quantity.text);
-    entry.quantityRange = quantity.range;
-    expect(TokenKind::Arrow, "after the 3+1 quantity");
-    Token target = expectIdentifier("the target field name");
-    entry.target = std::string(target.text);
-    entry.targetRange = target.range;
-    if (current().is(TokenKind::LBracket))
-      entry.targetIndices = parseIndexList();
-    block.split.push_back(std::move(entry));
-    if (!current().is(TokenKind::Newline) && !current().is(TokenKind::RBrace))
-      fail(current().range, "expected ';', end of line or '}' after a split_3p1 entry, found " +
-                                describe(current()));
+    if (diags_.limitReached())
+      return;
+    try {
+      SplitEntry entry;
+      Token quantity = expectIdentifier("a 3+1 quantity (alpha, gamma or gammaU)");
+      entry.quantity = std::string(quantity.text);
+      entry.quantityRange = quantity.range;
+      expect(TokenKind::Arrow, "after the 3+1 quantity");
+      Token target = expectIdentifier("the target field name");
+      entry.target = std::string(target.text);
+      entry.targetRange = target.range;
+      if (current().is(TokenKind::LBracket))
+        entry.targetIndices = parseIndexList();
+      block.split.push_back(std::move(entry));
+      if (!current().is(TokenKind::Newline) && !current().is(TokenKind::RBrace))
+        fail(current().range, "expected ';', end of line or '}' after a split_3p1 entry, found " +
+                                  describe(current()));
+    } catch (ParseError &) {
+      recoverWithinBlock();
+    }
   }
   expectEndOfStatement("'split_3p1'");
 }
@@ -591,8 +615,8 @@ Stmt Parser::parseStatement(bool allowDtAndResidual) {
       (first.text == "dt" || first.text == "residual")) {
     kind = first.text == "dt" ? StmtKind::DtAssign : StmtKind::Residual;
     if (!allowDtAndResidual)
-      fail(first.range, "'" + std::string(first.text) +
-                            "' assignments belong in 'evolution' or 'constraints' blocks");
+      fail(first.range, first.text == "dt" ? "'dt' assignments belong in 'evolution' blocks"
+                                           : "'residual' outputs belong in 'constraints' blocks");
     consume();
   } else if (!first.is(TokenKind::Identifier)) {
     if (first.is(TokenKind::Plus) || first.is(TokenKind::Minus) || first.is(TokenKind::Star) ||

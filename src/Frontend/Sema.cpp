@@ -163,9 +163,11 @@ private:
                                               " but dimension is " + std::to_string(info.dimension));
       } else {
         info.resolution.clear();
-        for (double v : res) {
+        for (size_t i = 0; i < res.size(); ++i) {
+          double v = res[i];
           if (!isInteger(v) || v < 1 || v > 1e9) {
-            d_.error(s.resolution.valueRange, "resolution entries must be positive integers");
+            SourceRange where = i < s.resolutionEntryRanges.size() ? s.resolutionEntryRanges[i] : s.resolution.valueRange;
+            d_.error(where, "resolution entries must be positive integers");
             break;
           }
           info.resolution.push_back(static_cast<unsigned>(v));
@@ -412,7 +414,9 @@ private:
       if (it->variance == idx.variance) {
         d_.error(idx.range, std::string("contraction of two ") + variancePrefixSpelling(idx.variance) +
                                 " indices '" + idx.name + "'; a summed pair needs one upper and "
-                                "one lower index (raise one with the inverse metric)");
+                                "one lower index (" +
+                                (idx.variance == Variance::Down ? "raise one with the inverse metric"
+                                                                : "lower one with the metric") + ")");
         ok = false;
       } else if (contractDepth_ == 0) {
         d_.error(idx.range, "repeated index '" + idx.name + "' outside contract(); wrap the "
@@ -538,6 +542,7 @@ private:
       return slotsToShape(e, variances, spaces, "temporary '" + name + "'");
     }
     if (auto it = blockTemps_.find(name); it != blockTemps_.end()) {
+      usedBeforeDefinition_.insert(name);
       d_.error(e.range, "temporary '" + name + "' is used before its definition");
       d_.note(it->second, "'" + name + "' is defined here");
       return std::nullopt;
@@ -547,7 +552,13 @@ private:
       if (findBuiltin(name) || name == "contract" || name == "laplacian" ||
           (name.size() > 2 && name.rfind("d_", 0) == 0) || name.rfind("nabla_", 0) == 0)
         d_.error(e.range, "'" + name + "' is a built-in operator; call it as " + name + "(...)");
-      else
+      else if (name == "x" || name == "y" || name == "z" || name == "r" || name == "theta" || name == "phi") {
+        std::string coords;
+        for (const std::string &c : m_.sim.coordinateNames)
+          coords += (coords.empty() ? "" : ", ") + c;
+        d_.error(e.range, "use of undeclared name '" + name + "' (the coordinates of this module are " +
+                              coords + ")");
+      } else
         d_.error(e.range, "use of undeclared name '" + name + "'");
       return std::nullopt;
     }
@@ -1018,6 +1029,7 @@ private:
     context_ = context;
     temps_.clear();
     blockTemps_.clear();
+    usedBeforeDefinition_.clear();
     for (const Stmt &s : statements)
       if (s.kind == StmtKind::Temporary && !globals_.count(s.target))
         blockTemps_.insert({s.target, s.targetRange});
@@ -1034,7 +1046,8 @@ private:
       }
     }
     for (Stmt &s : statements)
-      if (s.kind == StmtKind::Temporary && s.temporary && !s.temporary->used)
+      if (s.kind == StmtKind::Temporary && s.temporary && !s.temporary->used &&
+          !usedBeforeDefinition_.count(s.target))
         d_.warning(s.targetRange, "temporary '" + s.target + "' is never used");
   }
 
@@ -1062,7 +1075,7 @@ private:
     if (block.metric4)
       checkMetric4(*block.metric4, block);
     for (Stmt &s : block.temporaries)
-      if (s.temporary && !s.temporary->used)
+      if (s.temporary && !s.temporary->used && !usedBeforeDefinition_.count(s.target))
         d_.warning(s.targetRange, "temporary '" + s.target + "' is never used");
     checkSplit(block);
   }
@@ -1172,8 +1185,10 @@ private:
                                 : "a spatial contravariant rank-2 field (inverse_metric or con_tensor2)";
       }
       if (!shapeOk) {
+        std::string type = tensorTypeSpelling(f.type);
+        const char *article = std::string("aeiou").find(type[0]) != std::string::npos ? "an " : "a ";
         d_.error(entry.targetRange, "'" + q + "' must be written into " + expected + "; '" +
-                                        f.name + "' is a " + tensorTypeSpelling(f.type) +
+                                        f.name + "' is " + article + type +
                                         (f.space == IndexSpace::Spacetime ? " over spacetime" : ""));
         continue;
       }
@@ -1206,6 +1221,7 @@ private:
   Context context_ = Context::Evolution;
   std::map<std::string, TemporaryInfo *> temps_;
   std::map<std::string, SourceRange> blockTemps_;
+  std::set<std::string> usedBeforeDefinition_;
   std::map<const FieldDecl *, SourceRange> dtTargets_;
   std::map<const FieldDecl *, SourceRange> residualTargets_;
   size_t residualCount_ = 0;

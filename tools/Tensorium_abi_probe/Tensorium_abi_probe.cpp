@@ -2,6 +2,10 @@
 // buffers with roles, access and component counts, stencil radius, and validation results.
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
+#include "tensorium_mlir/Runtime/HostABITypes.h"
+#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+
+#include <cstddef>
 
 #include <cerrno>
 #include <cstring>
@@ -112,18 +116,209 @@ void printJson(const HostModuleABI &abi, const std::vector<std::string> &problem
   os << "\n  ],\n  \"validation\": " << jsonList(problems, str) << "\n}\n";
 }
 
+std::string joinInts(const std::vector<int64_t> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s.empty() ? "-" : s;
+}
+
+std::string joinNames(const std::vector<std::string> &v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + v[i];
+  return s.empty() ? "-" : s;
+}
+
+/// Layout of the C table types as this compiler lays them out.
+void printTableLayouts(std::ostream &os) {
+#define TENSORIUM_FIELD(type, member) << " " #member "@" << offsetof(type, member)
+  os << "struct tensorium_memref1d_f64 size " << sizeof(tensorium_memref1d_f64)
+     TENSORIUM_FIELD(tensorium_memref1d_f64, allocated) TENSORIUM_FIELD(tensorium_memref1d_f64, aligned)
+     TENSORIUM_FIELD(tensorium_memref1d_f64, offset) TENSORIUM_FIELD(tensorium_memref1d_f64, size)
+     TENSORIUM_FIELD(tensorium_memref1d_f64, stride) << "\n";
+  os << "struct tensorium_host_kernel_desc size " << sizeof(tensorium_host_kernel_desc)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, symbol) TENSORIUM_FIELD(tensorium_host_kernel_desc, kind)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, abi_version) TENSORIUM_FIELD(tensorium_host_kernel_desc, arg_count)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, param_count) TENSORIUM_FIELD(tensorium_host_kernel_desc, first_buffer)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, buffer_count)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, stencil_radius)
+     TENSORIUM_FIELD(tensorium_host_kernel_desc, residual_kernel) << "\n";
+  os << "struct tensorium_host_buffer_desc size " << sizeof(tensorium_host_buffer_desc)
+     TENSORIUM_FIELD(tensorium_host_buffer_desc, kernel_index) TENSORIUM_FIELD(tensorium_host_buffer_desc, name)
+     TENSORIUM_FIELD(tensorium_host_buffer_desc, c_name) TENSORIUM_FIELD(tensorium_host_buffer_desc, arg_index)
+     TENSORIUM_FIELD(tensorium_host_buffer_desc, role) TENSORIUM_FIELD(tensorium_host_buffer_desc, access)
+     TENSORIUM_FIELD(tensorium_host_buffer_desc, rank) TENSORIUM_FIELD(tensorium_host_buffer_desc, variance)
+     TENSORIUM_FIELD(tensorium_host_buffer_desc, component_count) << "\n";
+  os << "struct tensorium_host_kernel_adapter size " << sizeof(tensorium_host_kernel_adapter)
+     TENSORIUM_FIELD(tensorium_host_kernel_adapter, symbol)
+     TENSORIUM_FIELD(tensorium_host_kernel_adapter, kernel_index)
+     TENSORIUM_FIELD(tensorium_host_kernel_adapter, invoke) << "\n";
+  os << "enum buffer_role coordinate=" << TENSORIUM_BUFFER_ROLE_COORDINATE << " field=" << TENSORIUM_BUFFER_ROLE_FIELD
+     << " output=" << TENSORIUM_BUFFER_ROLE_OUTPUT << "\n";
+  os << "enum buffer_access none=" << TENSORIUM_BUFFER_ACCESS_NONE << " read=" << TENSORIUM_BUFFER_ACCESS_READ
+     << " write=" << TENSORIUM_BUFFER_ACCESS_WRITE << " readwrite=" << TENSORIUM_BUFFER_ACCESS_READWRITE << "\n";
+#undef TENSORIUM_FIELD
+}
+
+void printManifestModule(const std::string &label, const HostModuleABI &abi, std::ostream &os) {
+  os << "module " << label << "\n";
+  for (const HostKernelABI &k : abi.kernels) {
+    os << "kernel " << k.symbol << " kind=" << k.kind << " version=" << k.version
+       << " returns=" << (k.returnsF64 ? "f64" : "void") << " layout=" << k.memoryLayout << " memref=" << k.memrefABI
+       << " stencil_radius=" << (k.stencilRadius ? std::to_string(*k.stencilRadius) : "-")
+       << " residual_kernel=" << (k.residualKernel ? 1 : 0) << "\n";
+    for (size_t i = 0; i < k.args.size(); ++i)
+      os << "  arg " << i << " " << k.args[i].name << " " << argKindName(k.args[i]) << "\n";
+    os << "  param_names " << joinNames(k.paramNames) << "\n  coord_names " << joinNames(k.coordNames)
+       << "\n  field_names " << joinNames(k.fieldNames) << "\n  output_names " << joinNames(k.outputNames)
+       << "\n  read_arg_indices " << joinInts(k.readArgIndices) << "\n  write_arg_indices "
+       << joinInts(k.writeArgIndices) << "\n";
+    for (const HostBufferABI &b : k.buffers)
+      os << "  buffer " << b.name << " arg=" << b.argIndex << " role=" << hostBufferRoleName(b.role)
+         << " access=" << hostBufferAccessName(b.access) << " rank=" << b.rank << " components=" << b.componentCount
+         << "\n";
+  }
+}
+
+std::vector<std::string> splitLines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::stringstream ss(text);
+  for (std::string line; std::getline(ss, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+/// Prints the differing lines (with a little context) between the committed and generated
+/// manifests; returns the number of differing lines.
+size_t printDifference(const std::vector<std::string> &expected, const std::vector<std::string> &actual, std::ostream &os) {
+  // Longest common subsequence on lines: manifests are a few thousand lines, so O(n m) is fine.
+  const size_t n = expected.size(), m = actual.size();
+  std::vector<std::vector<uint32_t>> lcs(n + 1, std::vector<uint32_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;)
+    for (size_t j = m; j-- > 0;)
+      lcs[i][j] = expected[i] == actual[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+  size_t i = 0, j = 0, differences = 0;
+  std::string lastModule;
+  while (i < n || j < m) {
+    if (i < n && j < m && expected[i] == actual[j]) {
+      if (expected[i].rfind("module ", 0) == 0 || expected[i].rfind("kernel ", 0) == 0)
+        lastModule = expected[i];
+      ++i, ++j;
+      continue;
+    }
+    if (!lastModule.empty()) {
+      os << "  in: " << lastModule << "\n";
+      lastModule.clear();
+    }
+    if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
+      os << "- " << expected[i++] << "\n";
+    } else {
+      os << "+ " << actual[j++] << "\n";
+    }
+    ++differences;
+  }
+  return differences;
+}
+
+bool compileToABI(const std::string &input, const codegen::CompileOptions &options, HostModuleABI &abi) {
+  std::ifstream in(input, std::ios::binary);
+  if (!in) {
+    std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  frontend::SourceManager sources(input, ss.str());
+  frontend::DiagnosticEngine diags(sources, &std::cerr);
+  frontend::Module module;
+  if (!frontend::parseAndAnalyze(sources, diags, module) || !codegen::buildHostABI(module, options, diags, abi)) {
+    std::cerr << diags.errorCount() << (diags.errorCount() == 1 ? " error" : " errors") << " generated.\n";
+    return false;
+  }
+  return true;
+}
+
+int manifestMain(const std::vector<std::string> &inputs, const std::string &checkAgainst) {
+  std::ostringstream manifest;
+  manifest << "# Tensorium generated-kernel ABI manifest. Regenerate with tools/update-abi-manifest.sh\n"
+           << "# only together with a change of kABIVersion; CI compares it with the compiler's output.\n"
+           << "abi_version " << kABIVersion << "\n";
+  printTableLayouts(manifest);
+  for (const std::string &entry : inputs) {
+    // "symbolic:path" selects symbolic mode for that fixture.
+    codegen::CompileOptions options;
+    std::string path = entry;
+    if (entry.rfind("symbolic:", 0) == 0) {
+      options.codegen.symbolic = true;
+      path = entry.substr(9);
+    }
+    HostModuleABI abi;
+    if (!compileToABI(path, options, abi))
+      return 1;
+    printManifestModule(entry, abi, manifest);
+  }
+  if (checkAgainst.empty()) {
+    std::cout << manifest.str();
+    return 0;
+  }
+  std::ifstream committedFile(checkAgainst);
+  if (!committedFile) {
+    std::cerr << "Tensorium_abi_probe: error: cannot read manifest '" << checkAgainst << "'\n";
+    return 1;
+  }
+  std::stringstream committed;
+  committed << committedFile.rdbuf();
+  if (committed.str() == manifest.str()) {
+    std::cout << "ABI gate: generated ABI matches " << checkAgainst << " (version " << kABIVersion << ")\n";
+    return 0;
+  }
+  std::vector<std::string> expected = splitLines(committed.str()), actual = splitLines(manifest.str());
+  int64_t committedVersion = -1;
+  for (const std::string &line : expected)
+    if (line.rfind("abi_version ", 0) == 0)
+      committedVersion = std::stoll(line.substr(12));
+  std::ostringstream diff;
+  size_t differences = printDifference(expected, actual, diff);
+  if (committedVersion != kABIVersion) {
+    std::cout << "ABI gate: the ABI version changed from " << committedVersion << " to " << kABIVersion
+              << "; regenerate the manifest with tools/update-abi-manifest.sh (" << differences
+              << " differing lines)\n";
+    return 0;
+  }
+  std::cerr << "ABI gate: the generated ABI differs from " << checkAgainst << " but the ABI version is still "
+            << kABIVersion << ".\n"
+            << "Either restore the ABI or bump kABIVersion in GeneratedKernelABI.h and run "
+               "tools/update-abi-manifest.sh.\n"
+            << differences << " differing lines (- committed, + generated):\n"
+            << diff.str();
+  return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string input;
-  bool asJson = false;
+  bool asJson = false, manifest = false;
+  std::string checkManifest;
+  std::vector<std::string> manifestInputs;
   codegen::CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::cout << "usage: Tensorium_abi_probe [--json] [--mode symbolic|executable] <file.tn>\n"
-                   "Prints the host ABI contract of every kernel the program lowers to.\n";
+                   "       Tensorium_abi_probe --manifest [symbolic:]<file.tn>...\n"
+                   "       Tensorium_abi_probe --check-manifest <manifest> [symbolic:]<file.tn>...\n"
+                   "Prints the host ABI contract of every kernel the program lowers to, or the ABI\n"
+                   "manifest of several programs, or compares that manifest with a committed one.\n";
       return 0;
+    } else if (arg == "--manifest") {
+      manifest = true;
+    } else if (arg == "--check-manifest" && i + 1 < argc) {
+      manifest = true;
+      checkManifest = argv[++i];
+    } else if (manifest && !arg.empty() && arg[0] != '-') {
+      manifestInputs.push_back(arg);
     } else if (arg == "--json") {
       asJson = true;
     } else if (arg == "--mode" && i + 1 < argc) {
@@ -142,6 +337,15 @@ int main(int argc, char **argv) {
       std::cerr << "Tensorium_abi_probe: error: more than one input file\n";
       return 1;
     }
+  }
+  if (manifest) {
+    if (!input.empty())
+      manifestInputs.insert(manifestInputs.begin(), input);
+    if (manifestInputs.empty()) {
+      std::cerr << "Tensorium_abi_probe: error: no input file\n";
+      return 1;
+    }
+    return manifestMain(manifestInputs, checkManifest);
   }
   if (input.empty()) {
     std::cerr << "Tensorium_abi_probe: error: no input file\n";

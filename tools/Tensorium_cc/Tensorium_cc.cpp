@@ -207,9 +207,12 @@ int main(int argc, char **argv) {
     } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
       compile.optLevel = static_cast<unsigned>(arg[2] - '0');
     } else if (arg == "-o") {
-      if (!needValue(i, arg, value))
-        return 1;
-      output = value;
+      if (i + 1 >= argc)
+        return usageError("'-o' needs a file name");
+      output = argv[++i];
+      outputSet = true;
+    } else if (arg.size() > 2 && arg.rfind("-o", 0) == 0) {
+      output = arg.substr(2); // -o<file>, as compilers accept
       outputSet = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");

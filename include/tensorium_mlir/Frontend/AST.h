@@ -134,6 +134,7 @@ struct SimulationBlock {
   Setting<std::string> coordinates;
   Setting<double> dimension;
   Setting<std::vector<double>> resolution;
+  std::vector<SourceRange> resolutionEntryRanges;
   bool hasTime = false;
   Setting<double> dt;
   Setting<std::string> integrator;

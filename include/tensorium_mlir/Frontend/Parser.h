@@ -28,6 +28,7 @@ private:
   void skipNewlines();
   void expectEndOfStatement(const char *context);
   void recoverToStatementEnd();
+  void recoverWithinBlock();
   bool atBlockEnd() const;
 
   // top level
