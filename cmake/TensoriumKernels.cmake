@@ -4,6 +4,10 @@
 # library by default, a dlopen-able shared module with MODULE). The generated C host header is
 # <binary dir>/tensorium_kernels/NAME.h, on the target's include path: #include "NAME.h".
 set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
+# The compiler target: Tensorium_cc in the Tensorium build, Tensorium::Tensorium_cc downstream.
+if(NOT TENSORIUM_CC_TARGET)
+  set(TENSORIUM_CC_TARGET Tensorium_cc)
+endif()
 
 function(tensorium_add_kernel NAME)
   cmake_parse_arguments(ARG "MODULE;SYMBOLIC" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS" ${ARGN})
@@ -31,8 +35,8 @@ function(tensorium_add_kernel NAME)
   add_custom_command(
     OUTPUT "${object}" "${header}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${header_dir}"
-    COMMAND Tensorium_cc ${flags} --emit-obj "${object}" --emit-host-header "${header}" "${fixture}"
-    DEPENDS Tensorium_cc "${fixture}"
+    COMMAND ${TENSORIUM_CC_TARGET} ${flags} --emit-obj "${object}" --emit-host-header "${header}" "${fixture}"
+    DEPENDS ${TENSORIUM_CC_TARGET} "${fixture}"
     COMMENT "Compiling kernel ${NAME} from ${ARG_FIXTURE}"
     VERBATIM)
   set_source_files_properties("${object}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
