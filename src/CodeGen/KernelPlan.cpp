@@ -957,13 +957,14 @@ private:
           order.erase(std::find(order.begin(), order.end(), primary));
           order.insert(order.begin(), primary);
         }
-        planSpectralResidual(out, g, residual, st.target, order);
+        planSpectralResidual(out, g, residual, st.target, order, block.name);
       }
     }
   }
 
   void planSpectralResidual(std::vector<KernelPlan> &out, ScalarGraph &g, NodeId residual,
-                            const std::string &target, const std::vector<const FieldDecl *> &fields) {
+                            const std::string &target, const std::vector<const FieldDecl *> &fields,
+                            const std::string &blockName) {
     std::map<const FieldDecl *, int> fieldIndex;
     for (size_t i = 0; i < m_.fields.size(); ++i)
       fieldIndex[m_.fields[i].get()] = static_cast<int>(i);
@@ -994,6 +995,7 @@ private:
       plan.kind = std::string(variant == 0   ? abi::kKindSpectralResidual
                               : variant == 1 ? abi::kKindSpectralResidualJvp : abi::kKindSpectralResidualGrid);
       plan.loop = variant == 2 ? LoopStyle::Scf : LoopStyle::None;
+      plan.constraintBlock = blockName;
       const ArgType valueType = variant == 2 ? ArgType::Buffer : ArgType::F64;
       std::map<int, int> paramArg;
       std::map<std::pair<int, int>, int> bundleArg, directionArg;

@@ -105,6 +105,8 @@ private:
       set(abi::kAttrStencilRadius, b_.getI64IntegerAttr(plan_.stencilRadius));
     if (plan_.residualKernel)
       set(abi::kAttrResidualKernel, b_.getUnitAttr());
+    if (!plan_.constraintBlock.empty())
+      set(abi::kAttrConstraintBlock, b_.getStringAttr(plan_.constraintBlock));
     if (plan_.family == KernelFamily::Symbolic) {
       std::vector<std::string> argNames;
       for (const KernelArg &a : plan_.args)

@@ -106,6 +106,7 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
     if (auto r = op->getAttrOfType<mlir::IntegerAttr>(ref(kAttrStencilRadius)))
       k.stencilRadius = r.getInt();
     k.residualKernel = op->hasAttr(ref(kAttrResidualKernel));
+    k.constraintBlock = stringAttr(op, kAttrConstraintBlock);
     mlir::FunctionType type = func.getFunctionType();
     k.returnsF64 = type.getNumResults() == 1;
     std::vector<std::string> argNames = stringList(op, kAttrArgNames);

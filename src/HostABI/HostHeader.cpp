@@ -1,6 +1,8 @@
 #include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -74,6 +76,194 @@ const HostBufferABI *bufferAt(const HostKernelABI &k, size_t argIndex) {
 
 std::string shortName(const std::string &symbol) {
   return symbol.rfind(kSymbolPrefix, 0) == 0 ? symbol.substr(kSymbolPrefix.size()) : symbol;
+}
+
+std::string argIdentifierPlain(const std::string &name) {
+  std::set<std::string> used;
+  return argIdentifier(name, used);
+}
+
+void emitNameArray(std::ostream &os, const std::string &name, const std::vector<std::string> &items) {
+  os << "static const char *const " << name << "[" << std::max<size_t>(1, items.size()) << "] TENSORIUM_MAYBE_UNUSED = {";
+  if (items.empty())
+    os << "NULL";
+  for (size_t i = 0; i < items.size(); ++i)
+    os << (i ? ", " : "") << quoted(items[i]);
+  os << "};\n";
+}
+
+void emitIntArray(std::ostream &os, const std::string &name, const std::vector<int> &items) {
+  os << "static const int32_t " << name << "[" << std::max<size_t>(1, items.size()) << "] TENSORIUM_MAYBE_UNUSED = {";
+  if (items.empty())
+    os << "0";
+  for (size_t i = 0; i < items.size(); ++i)
+    os << (i ? ", " : "") << items[i];
+  os << "};\n";
+}
+
+/// Point, JVP and grid adapters from the callback ABI to the generated spectral kernels, and
+/// the kernel, grid-kernel and system tables.
+void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
+  std::vector<const HostKernelABI *> points, grids;
+  std::map<std::string, const HostKernelABI *> jvps;
+  for (const HostKernelABI &k : abi.kernels) {
+    if (k.kind == kKindSpectralResidual)
+      points.push_back(&k);
+    else if (k.kind == kKindSpectralResidualGrid)
+      grids.push_back(&k);
+    else if (k.kind == kKindSpectralResidualJvp)
+      jvps[k.symbol.substr(kSymbolSpectralResidualJvpPrefix.size())] = &k;
+  }
+  auto residualOf = [](const HostKernelABI &k, std::string_view prefix) { return k.symbol.substr(prefix.size()); };
+  auto bundleArgs = [&](const std::string &point, size_t auxCount) {
+    std::string a = point + "->value, " + point + "->d[0], " + point + "->d[1], " + point + "->d[2]";
+    for (int s = 0; s < 6; ++s)
+      a += ", " + point + "->dd[" + std::to_string(s) + "]";
+    for (size_t k = 0; k < auxCount; ++k)
+      for (int s = 0; s < kSpectralBundleSize; ++s)
+        a += ", " + point + "->aux_derivatives[" + std::to_string(k * kSpectralBundleSize + s) + "]";
+    return a;
+  };
+  auto paramArgs = [](size_t count) {
+    std::string a;
+    for (size_t i = 0; i < count; ++i)
+      a += ", params[" + std::to_string(i) + "]";
+    return a;
+  };
+
+  os << "/* Spectral residual callbacks: tensorium_spectral_residual_point -> generated point kernels. */\n";
+  for (const HostKernelABI *k : points) {
+    std::string r = residualOf(*k, kSymbolSpectralResidualPrefix);
+    std::string id = argIdentifierPlain(r);
+    emitNameArray(os, "tensorium_spectral_fields_" + id, k->fieldNames);
+    size_t aux = k->fieldNames.empty() ? 0 : k->fieldNames.size() - 1;
+    os << "static inline double tensorium_spectral_point_" << id
+       << "(const tensorium_spectral_residual_point *point, const double *params, void *user_data) {\n"
+       << "  (void)params;\n  (void)user_data;\n  return " << k->symbol << "(" << bundleArgs("point", aux)
+       << ", point->physical[0], point->physical[1], point->physical[2]" << paramArgs(k->paramNames.size())
+       << ");\n}\n";
+    if (jvps.count(r))
+      os << "static inline double tensorium_spectral_jvp_" << id
+         << "(const tensorium_spectral_residual_point *point, const tensorium_spectral_residual_point *direction,\n"
+         << "    const double *params, void *user_data) {\n  (void)params;\n  (void)user_data;\n  return "
+         << jvps[r]->symbol << "(" << bundleArgs("point", aux) << ", " << bundleArgs("direction", aux)
+         << ", point->physical[0], point->physical[1], point->physical[2]" << paramArgs(k->paramNames.size())
+         << ");\n}\n";
+  }
+  os << "#define TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT " << points.size() << "\n";
+  os << "static const tensorium_spectral_residual_kernel_desc tensorium_spectral_residual_kernels["
+     << std::max<size_t>(1, points.size()) << "] TENSORIUM_MAYBE_UNUSED = {\n";
+  for (const HostKernelABI *k : points) {
+    std::string r = residualOf(*k, kSymbolSpectralResidualPrefix);
+    std::string id = argIdentifierPlain(r);
+    bool jvp = jvps.count(r) != 0;
+    os << "  {" << quoted(r) << ", " << quoted(k->symbol) << ", " << (jvp ? quoted(jvps[r]->symbol) : "NULL") << ", "
+       << k->fieldNames.size() << ", tensorium_spectral_fields_" << id << ", " << k->paramNames.size()
+       << ", tensorium_param_names, tensorium_spectral_point_" << id << ", "
+       << (jvp ? "tensorium_spectral_jvp_" + id : std::string("NULL")) << "},\n";
+  }
+  if (points.empty())
+    os << "  {NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL},\n";
+  os << "};\n\n";
+
+  for (const HostKernelABI *k : grids) {
+    std::string id = argIdentifierPlain(residualOf(*k, kSymbolSpectralResidualGridPrefix));
+    os << "static inline void tensorium_spectral_grid_" << id
+       << "(int64_t n_points, const double *params,\n    const tensorium_spectral_residual_derivative_fields *fields, "
+          "const double *const *coordinates, double *residual_out) {\n  (void)params;\n  "
+       << k->symbol << "(n_points" << paramArgs(k->paramNames.size());
+    auto memref = [](const std::string &ptr) {
+      return ", (double *)" + ptr + ", (double *)" + ptr + ", 0, n_points, 1";
+    };
+    for (size_t f = 0; f < k->fieldNames.size(); ++f)
+      for (int sl = 0; sl < kSpectralBundleSize; ++sl)
+        os << memref("fields[" + std::to_string(f) + "].slot[" + std::to_string(sl) + "]");
+    for (int c = 0; c < 3; ++c)
+      os << memref("coordinates[" + std::to_string(c) + "]");
+    os << memref("residual_out") << ");\n}\n";
+  }
+  os << "#define TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT " << grids.size() << "\n";
+  os << "static const tensorium_spectral_residual_grid_kernel_desc tensorium_spectral_residual_grid_kernels["
+     << std::max<size_t>(1, grids.size()) << "] TENSORIUM_MAYBE_UNUSED = {\n";
+  for (const HostKernelABI *k : grids) {
+    std::string r = residualOf(*k, kSymbolSpectralResidualGridPrefix);
+    std::string id = argIdentifierPlain(r);
+    os << "  {" << quoted(r) << ", " << quoted(k->symbol) << ", " << k->fieldNames.size()
+       << ", tensorium_spectral_fields_" << id << ", " << k->paramNames.size() << ", tensorium_spectral_grid_" << id
+       << "},\n";
+  }
+  if (grids.empty())
+    os << "  {NULL, NULL, 0, NULL, 0, NULL},\n";
+  os << "};\n\n";
+
+  // Systems: one per constraints block, unknowns = primary unknowns in equation order.
+  std::vector<std::string> blocks;
+  for (const HostKernelABI *k : points)
+    if (std::find(blocks.begin(), blocks.end(), k->constraintBlock) == blocks.end())
+      blocks.push_back(k->constraintBlock);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    std::vector<std::string> unknowns, residuals, auxNames;
+    std::vector<int> equationUnknown, pointIndex, gridIndex, auxOffset{0}, auxUnknown;
+    for (size_t pi = 0; pi < points.size(); ++pi) {
+      const HostKernelABI &k = *points[pi];
+      if (k.constraintBlock != blocks[b] || k.fieldNames.empty())
+        continue;
+      if (std::find(unknowns.begin(), unknowns.end(), k.fieldNames[0]) == unknowns.end())
+        unknowns.push_back(k.fieldNames[0]);
+    }
+    for (size_t pi = 0; pi < points.size(); ++pi) {
+      const HostKernelABI &k = *points[pi];
+      if (k.constraintBlock != blocks[b] || k.fieldNames.empty())
+        continue;
+      std::string r = residualOf(k, kSymbolSpectralResidualPrefix);
+      residuals.push_back(r);
+      equationUnknown.push_back(static_cast<int>(std::find(unknowns.begin(), unknowns.end(), k.fieldNames[0]) - unknowns.begin()));
+      pointIndex.push_back(static_cast<int>(pi));
+      int g = -1;
+      for (size_t gi = 0; gi < grids.size(); ++gi)
+        if (residualOf(*grids[gi], kSymbolSpectralResidualGridPrefix) == r)
+          g = static_cast<int>(gi);
+      gridIndex.push_back(g);
+      for (size_t f = 1; f < k.fieldNames.size(); ++f) {
+        auxNames.push_back(k.fieldNames[f]);
+        auto it = std::find(unknowns.begin(), unknowns.end(), k.fieldNames[f]);
+        auxUnknown.push_back(it == unknowns.end() ? -1 : static_cast<int>(it - unknowns.begin()));
+      }
+      auxOffset.push_back(static_cast<int>(auxNames.size()));
+    }
+    std::string id = std::to_string(b);
+    emitNameArray(os, "tensorium_spectral_system" + id + "_unknowns", unknowns);
+    emitNameArray(os, "tensorium_spectral_system" + id + "_residuals", residuals);
+    emitIntArray(os, "tensorium_spectral_system" + id + "_equation_unknown", equationUnknown);
+    emitIntArray(os, "tensorium_spectral_system" + id + "_point_kernel", pointIndex);
+    emitIntArray(os, "tensorium_spectral_system" + id + "_grid_kernel", gridIndex);
+    emitIntArray(os, "tensorium_spectral_system" + id + "_aux_offset", auxOffset);
+    emitNameArray(os, "tensorium_spectral_system" + id + "_aux_fields", auxNames);
+    emitIntArray(os, "tensorium_spectral_system" + id + "_aux_unknown", auxUnknown);
+  }
+  os << "#define TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT " << blocks.size() << "\n";
+  os << "static const tensorium_spectral_residual_system_desc tensorium_spectral_residual_systems["
+     << std::max<size_t>(1, blocks.size()) << "] TENSORIUM_MAYBE_UNUSED = {\n";
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    std::string p = "tensorium_spectral_system" + std::to_string(b);
+    size_t unknownCount = 0, equationCount = 0;
+    for (const HostKernelABI *k : points)
+      if (k->constraintBlock == blocks[b])
+        ++equationCount;
+    std::vector<std::string> seen;
+    for (const HostKernelABI *k : points)
+      if (k->constraintBlock == blocks[b] && !k->fieldNames.empty() &&
+          std::find(seen.begin(), seen.end(), k->fieldNames[0]) == seen.end())
+        seen.push_back(k->fieldNames[0]);
+    unknownCount = seen.size();
+    os << "  {" << quoted(blocks[b]) << ", " << unknownCount << ", " << p << "_unknowns, " << equationCount << ", " << p
+       << "_residuals, " << p << "_equation_unknown, " << p << "_point_kernel, " << p << "_grid_kernel, "
+       << (points.empty() ? 0 : points[0]->paramNames.size()) << ", tensorium_param_names, " << p << "_aux_offset, " << p
+       << "_aux_fields, " << p << "_aux_unknown},\n";
+  }
+  if (blocks.empty())
+    os << "  {NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL},\n";
+  os << "};\n\n";
 }
 
 } // namespace
@@ -263,6 +453,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
   if (adapters.empty())
     os << "  {NULL, -1, NULL},\n";
   os << "};\n\n";
+  emitSpectralTables(abi, os);
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* TENSORIUM_GENERATED_HOST_H */\n";
   return os.str();
 }

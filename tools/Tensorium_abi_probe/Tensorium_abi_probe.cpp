@@ -154,6 +154,46 @@ void printTableLayouts(std::ostream &os) {
      TENSORIUM_FIELD(tensorium_host_kernel_adapter, symbol)
      TENSORIUM_FIELD(tensorium_host_kernel_adapter, kernel_index)
      TENSORIUM_FIELD(tensorium_host_kernel_adapter, invoke) << "\n";
+  os << "struct tensorium_spectral_residual_point size " << sizeof(tensorium_spectral_residual_point)
+     TENSORIUM_FIELD(tensorium_spectral_residual_point, value) TENSORIUM_FIELD(tensorium_spectral_residual_point, d)
+     TENSORIUM_FIELD(tensorium_spectral_residual_point, dd) TENSORIUM_FIELD(tensorium_spectral_residual_point, physical)
+     TENSORIUM_FIELD(tensorium_spectral_residual_point, aux_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_point, aux_values)
+     TENSORIUM_FIELD(tensorium_spectral_residual_point, aux_derivatives) << "\n";
+  os << "struct tensorium_spectral_residual_kernel_desc size " << sizeof(tensorium_spectral_residual_kernel_desc)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, residual_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, symbol_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, jvp_symbol_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, field_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, field_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, param_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, param_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, evaluate)
+     TENSORIUM_FIELD(tensorium_spectral_residual_kernel_desc, evaluate_jvp) << "\n";
+  os << "struct tensorium_spectral_residual_derivative_fields size "
+     << sizeof(tensorium_spectral_residual_derivative_fields)
+     TENSORIUM_FIELD(tensorium_spectral_residual_derivative_fields, slot) << "\n";
+  os << "struct tensorium_spectral_residual_grid_kernel_desc size " << sizeof(tensorium_spectral_residual_grid_kernel_desc)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, residual_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, symbol_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, field_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, field_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, param_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_grid_kernel_desc, evaluate) << "\n";
+  os << "struct tensorium_spectral_residual_system_desc size " << sizeof(tensorium_spectral_residual_system_desc)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, block_name)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, unknown_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, unknown_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, equation_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, residual_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, equation_unknown)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, point_kernel_index)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, grid_kernel_index)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, param_count)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, param_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_offset)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_field_names)
+     TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_unknown_index) << "\n";
   os << "enum buffer_role coordinate=" << TENSORIUM_BUFFER_ROLE_COORDINATE << " field=" << TENSORIUM_BUFFER_ROLE_FIELD
      << " output=" << TENSORIUM_BUFFER_ROLE_OUTPUT << "\n";
   os << "enum buffer_access none=" << TENSORIUM_BUFFER_ACCESS_NONE << " read=" << TENSORIUM_BUFFER_ACCESS_READ
@@ -167,7 +207,8 @@ void printManifestModule(const std::string &label, const HostModuleABI &abi, std
     os << "kernel " << k.symbol << " kind=" << k.kind << " version=" << k.version
        << " returns=" << (k.returnsF64 ? "f64" : "void") << " layout=" << k.memoryLayout << " memref=" << k.memrefABI
        << " stencil_radius=" << (k.stencilRadius ? std::to_string(*k.stencilRadius) : "-")
-       << " residual_kernel=" << (k.residualKernel ? 1 : 0) << "\n";
+       << " residual_kernel=" << (k.residualKernel ? 1 : 0)
+       << " constraint_block=" << (k.constraintBlock.empty() ? "-" : k.constraintBlock) << "\n";
     for (size_t i = 0; i < k.args.size(); ++i)
       os << "  arg " << i << " " << k.args[i].name << " " << argKindName(k.args[i]) << "\n";
     os << "  param_names " << joinNames(k.paramNames) << "\n  coord_names " << joinNames(k.coordNames)

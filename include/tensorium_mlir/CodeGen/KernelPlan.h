@@ -63,6 +63,7 @@ struct KernelPlan {
   std::vector<std::string> paramNames, coordNames, fieldNames, outputNames;
   std::vector<int64_t> readArgs, writeArgs;
   bool residualKernel = false;
+  std::string constraintBlock; // spectral residual kernels
   /// Buffers read with a stencil and also written: copied once before the loop.
   std::vector<int> snapshotArgs;
 };

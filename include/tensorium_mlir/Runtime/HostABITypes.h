@@ -62,3 +62,77 @@ typedef struct tensorium_host_kernel_adapter {
 } tensorium_host_kernel_adapter;
 
 #endif /* TENSORIUM_HOST_ABI_TYPES_V3 */
+
+/* Spectral residual callback ABI (v3). */
+#ifndef TENSORIUM_SPECTRAL_ABI_TYPES_V3
+#define TENSORIUM_SPECTRAL_ABI_TYPES_V3
+
+#define TENSORIUM_SPECTRAL_BUNDLE_SIZE 10 /* value, d1, d2, d3, d11, d12, d13, d22, d23, d33 */
+
+/* One collocation point as a residual sees it: the primary unknown's bundle (after the
+ * runtime's unknown and derivative maps), the physical coordinates, and the other referenced
+ * fields: their values, and their full bundles at aux_derivatives[k * 10 + slot]. */
+typedef struct tensorium_spectral_residual_point {
+  double value;
+  double d[3];
+  double dd[6]; /* d11, d12, d13, d22, d23, d33 */
+  double physical[3];
+  int32_t aux_count;
+  const double *aux_values;
+  const double *aux_derivatives;
+} tensorium_spectral_residual_point;
+
+typedef double (*tensorium_spectral_residual_kernel_fn)(const tensorium_spectral_residual_point *point,
+                                                        const double *params, void *user_data);
+typedef double (*tensorium_spectral_residual_jvp_fn)(const tensorium_spectral_residual_point *point,
+                                                     const tensorium_spectral_residual_point *direction,
+                                                     const double *params, void *user_data);
+
+typedef struct tensorium_spectral_residual_kernel_desc {
+  const char *residual_name;
+  const char *symbol_name;
+  const char *jvp_symbol_name;
+  int32_t field_count; /* primary unknown first */
+  const char *const *field_names;
+  int32_t param_count;
+  const char *const *param_names;
+  tensorium_spectral_residual_kernel_fn evaluate;
+  tensorium_spectral_residual_jvp_fn evaluate_jvp; /* NULL: the runtime falls back to finite differences */
+} tensorium_spectral_residual_kernel_desc;
+
+/* Structure-of-arrays bundle of one field over n points: slot[s][p]. */
+typedef struct tensorium_spectral_residual_derivative_fields {
+  const double *slot[TENSORIUM_SPECTRAL_BUNDLE_SIZE];
+} tensorium_spectral_residual_derivative_fields;
+
+typedef void (*tensorium_spectral_residual_grid_fn)(int64_t n_points, const double *params,
+                                                    const tensorium_spectral_residual_derivative_fields *fields,
+                                                    const double *const *coordinates, double *residual_out);
+
+typedef struct tensorium_spectral_residual_grid_kernel_desc {
+  const char *residual_name;
+  const char *symbol_name;
+  int32_t field_count; /* fields[] order: primary unknown first, as field_names */
+  const char *const *field_names;
+  int32_t param_count;
+  tensorium_spectral_residual_grid_fn evaluate;
+} tensorium_spectral_residual_grid_kernel_desc;
+
+/* A constraints block as a square system: unknowns field-major, equations in block order. */
+typedef struct tensorium_spectral_residual_system_desc {
+  const char *block_name;
+  int32_t unknown_count;
+  const char *const *unknown_names;
+  int32_t equation_count;
+  const char *const *residual_names;
+  const int32_t *equation_unknown;   /* primary unknown of each equation */
+  const int32_t *point_kernel_index; /* into tensorium_spectral_residual_kernels */
+  const int32_t *grid_kernel_index;  /* into tensorium_spectral_residual_grid_kernels */
+  int32_t param_count;
+  const char *const *param_names;
+  const int32_t *aux_offset;         /* equation e's auxiliaries: [aux_offset[e], aux_offset[e + 1]) */
+  const char *const *aux_field_names;
+  const int32_t *aux_unknown_index;  /* -1: static auxiliary field, else the unknown it follows */
+} tensorium_spectral_residual_system_desc;
+
+#endif /* TENSORIUM_SPECTRAL_ABI_TYPES_V3 */

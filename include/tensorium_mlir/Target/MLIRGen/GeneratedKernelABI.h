@@ -21,6 +21,8 @@ inline constexpr std::string_view kAttrReadArgIndices = "tensorium.abi.read_arg_
 inline constexpr std::string_view kAttrWriteArgIndices = "tensorium.abi.write_arg_indices";
 inline constexpr std::string_view kAttrStencilRadius = "tensorium.abi.stencil_radius";
 inline constexpr std::string_view kAttrResidualKernel = "tensorium.abi.residual_kernel";
+/// Spectral residual kernels: the name of the constraints block (a residual system) they belong to.
+inline constexpr std::string_view kAttrConstraintBlock = "tensorium.abi.constraint_block";
 /// Symbolic-mode functions only: the name of every argument, in order (field derivative
 /// inputs are spelled <field>[_c<component>][_d<axes>], e.g. gamma_c4_dxy).
 inline constexpr std::string_view kAttrArgNames = "tensorium.abi.arg_names";

@@ -53,6 +53,7 @@ struct HostKernelABI {
   std::vector<int64_t> readArgIndices, writeArgIndices;
   std::optional<int64_t> stencilRadius;
   bool residualKernel = false;
+  std::string constraintBlock; // spectral residual kernels
   std::vector<HostBufferABI> buffers;
 };
 
