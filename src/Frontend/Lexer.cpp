@@ -48,7 +48,7 @@ bool continuesLine(TokenKind k) {
 } // namespace
 
 Lexer::Lexer(const SourceManager &sources, DiagnosticEngine &diags)
-    : sources_(sources), diags_(diags), text_(sources.text()) {}
+    : diags_(diags), text_(sources.text()) {}
 
 Token Lexer::make(TokenKind kind, uint32_t begin, uint32_t end) {
   Token t;

@@ -19,7 +19,6 @@ private:
   Token next();
   Token make(TokenKind kind, uint32_t begin, uint32_t end);
 
-  const SourceManager &sources_;
   DiagnosticEngine &diags_;
   std::string_view text_;
   uint32_t pos_ = 0;
