@@ -226,6 +226,13 @@ public:
     }
     if (mode_ == Mode::Point)
       fail(where, "initial data cannot read field '" + f.name + "'");
+    if (tensorTypeIsSymmetric(f.type)) {
+      // Declared symmetric: read the upper triangle only, so g[j,i] and g[i,j] share one load.
+      int n = static_cast<int>(rangeOf(f.space, dim_));
+      int i = component / n, j = component % n;
+      if (i > j)
+        component = j * n + i;
+    }
     l.kind = LeafKind::Field;
     l.a = fieldIndex_.at(&f);
     l.b = component;
@@ -569,6 +576,20 @@ private:
     return names;
   }
 
+  /// Every component of a `dt` or `residual` target, in row-major order. A declared symmetric
+  /// field gets its upper triangle computed and mirrored.
+  std::vector<NodeId> evaluateTarget(Scalarizer &s, const Stmt &st, const FieldDecl &f) const {
+    const unsigned n = rangeOf(f.space, m_.sim.dimension);
+    std::vector<NodeId> values;
+    for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()), n)) {
+      if (tensorTypeIsSymmetric(f.type) && tuple[0] > tuple[1])
+        values.push_back(values[static_cast<size_t>(tuple[1]) * n + static_cast<size_t>(tuple[0])]);
+      else
+        values.push_back(s.evalAssignment(st, tuple));
+    }
+    return values;
+  }
+
   /// Non-folded parameters in declaration order, with their kernel argument slots.
   void addParamArgs(KernelPlan &plan, std::map<int, int> &paramArg) {
     for (size_t i = 0; i < m_.params.size(); ++i) {
@@ -703,11 +724,7 @@ private:
         Target t;
         t.field = &f;
         t.bufferName = rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name;
-        unsigned n = rangeOf(f.space, m_.sim.dimension);
-        for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()), n)) {
-          // Target slots are written in declaration order; map the statement's index names.
-          t.values.push_back(s.evalAssignment(st, tuple));
-        }
+        t.values = evaluateTarget(s, st, f);
         targets.push_back(std::move(t));
       }
     }
@@ -822,9 +839,7 @@ private:
         }
         const FieldDecl &f = *st.field;
         Target t{rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name, {}};
-        for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()),
-                                           rangeOf(f.space, m_.sim.dimension)))
-          t.values.push_back(s.evalAssignment(st, tuple));
+        t.values = evaluateTarget(s, st, f);
         targets.push_back(std::move(t));
       }
     }

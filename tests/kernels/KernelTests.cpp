@@ -184,6 +184,13 @@ TEST(RhsVariants, ScfAffineParallelAgreeBitwiseAndMatchIndependentStencil) {
     ASSERT_EQ(results[0][i], results[1][i]) << "affine differs at " << i;
     ASSERT_EQ(results[0][i], results[2][i]) << "parallel differs at " << i;
   }
+  // gamma is a declared metric: its right-hand side is computed on the upper triangle and
+  // mirrored, so dgamma is exactly symmetric.
+  const size_t dgammaStart = 5 * static_cast<size_t>(N);
+  for (int a = 0; a < 3; ++a)
+    for (int b = a + 1; b < 3; ++b)
+      for (int64_t pt = 0; pt < N; ++pt)
+        ASSERT_EQ(results[0][dgammaStart + (a * 3 + b) * N + pt], results[0][dgammaStart + (b * 3 + a) * N + pt]);
   // Independent evaluation of dalpha = -2 alpha K + beta^k d_k alpha (4th-order stencil).
   auto d1 = [&](const std::vector<double> &f, int64_t base, int axis, int i, int j, int k) {
     int idx[3] = {i, j, k};
