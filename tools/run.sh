@@ -20,7 +20,11 @@ cmake --build "$build" -j "$(nproc)"
 
 case "$mode" in
   main)
-    "$build/bin/Tensorium_cc" --print-summary "$root/fixtures/gr/schwarzschild_isotropic_3d.tn"
+    # Default job: compile a shipped fixture and print its summary and ABI contract.
+    fixture="$root/fixtures/gr/schwarzschild_isotropic_3d.tn"
+    "$build/bin/Tensorium_cc" --print-summary "$fixture"
+    echo
+    "$build/bin/Tensorium_abi_probe" "$fixture"
     ;;
   test)
     cd "$build"

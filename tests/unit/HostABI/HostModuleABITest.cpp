@@ -132,3 +132,21 @@ TEST_F(Malformed, WrongLayoutStrings) {
   EXPECT_TRUE(mentions(problems, "memory layout 'aos'"));
   EXPECT_TRUE(mentions(problems, "memref ABI 'descriptor'"));
 }
+
+#include "tensorium_mlir/Runtime/HostStorage.h"
+
+TEST(HostFieldStorage, PlanFromTheCompilerDescriptor) {
+  HostModuleABI abi = compileFixture("fixtures/codegen/variants_mix_3d.tn");
+  runtime::HostFieldStorage storage(abi, {6, 7, 8});
+  EXPECT_EQ(storage.buffers().size(), 12u); // deduplicated across the three rhs kernels
+  for (const runtime::StorageBuffer &b : storage.buffers())
+    EXPECT_EQ(b.size, b.componentCount * 6u * 7u * 8u) << b.name;
+  const runtime::KernelBinding &k = storage.binding("tensorium_rhs_grid_scf");
+  ASSERT_EQ(k.buffers.size(), 12u);
+  EXPECT_EQ(storage.buffers()[k.buffers[6]].name, "gamma");
+  EXPECT_EQ(k.stencilRadius, 2);
+  EXPECT_EQ(k.paramCount, 2u);
+  HostModuleABI broken = abi;
+  broken.version = 2;
+  EXPECT_THROW(runtime::HostFieldStorage(broken, {6, 7, 8}), runtime::StorageError);
+}
