@@ -516,6 +516,22 @@ LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots) {
 }
 
 void setCommonAttributes(KernelPlan &plan) {
+  // Scalar arguments count as read only when the computation uses them; buffers keep the flag
+  // the planner gave them (a coordinate buffer may be read for its length alone).
+  std::vector<NodeId> roots;
+  for (const KernelStore &s : plan.stores)
+    roots.push_back(s.value);
+  if (plan.result >= 0)
+    roots.push_back(plan.result);
+  std::vector<char> used(plan.args.size(), 0);
+  for (NodeId id : plan.graph.topologicalOrder(roots)) {
+    const Node &n = plan.graph.node(id);
+    if (n.op == NodeOp::Leaf && n.leaf.kind == LeafKind::Arg)
+      used[static_cast<size_t>(n.leaf.a)] = 1;
+  }
+  for (size_t i = 0; i < plan.args.size(); ++i)
+    if (plan.args[i].type == ArgType::F64)
+      plan.args[i].read = used[i] != 0;
   plan.readArgs.clear();
   plan.writeArgs.clear();
   for (size_t i = 0; i < plan.args.size(); ++i) {
@@ -538,6 +554,13 @@ public:
   std::vector<KernelPlan> run() {
     std::vector<KernelPlan> out;
     try {
+      if (!o_.symbolic && m_.sim.scheme == Scheme::Spectral)
+        for (const ComputeBlock &block : m_.blocks)
+          if (block.kind == ComputeKind::Evolution) {
+            d_.error(block.nameRange, "evolution blocks need 'scheme = fd'; spectral grids only "
+                                      "provide residual kernels");
+            throw CodeGenError{};
+          }
       if (o_.symbolic) {
         if (o_.kernels & static_cast<unsigned>(KernelSelection::Init))
           planInit(out, true);
@@ -607,6 +630,13 @@ private:
     for (const InitialDataBlock &block : m_.initialData) {
       if (!block.metric4 || !block.hasSplit)
         continue;
+      for (const char *q : {"alpha", "gamma", "gammaU"})
+        if (std::none_of(block.split.begin(), block.split.end(), [&](const SplitEntry &e) { return e.quantity == q; })) {
+          // The init kernels' signature is frozen: (..., alpha, gamma, gammaU).
+          d_.error(block.splitRange, std::string("split_3p1 does not map '") + q +
+                                         "'; the initial-data kernels write alpha, gamma and gammaU");
+          throw CodeGenError{};
+        }
       ScalarGraph g;
       Scalarizer s(m_, o_, d_, g, Mode::Point);
       for (const Stmt &t : block.temporaries)
@@ -996,9 +1026,11 @@ private:
         },
         dmemo);
 
+    // Point kernels always take three coordinates; beyond the module's dimension they are the
+    // remaining names of its coordinate system.
     auto coordName = [&](int a) {
-      return a < static_cast<int>(m_.sim.coordinateNames.size()) ? m_.sim.coordinateNames[static_cast<size_t>(a)]
-                                                                 : "x" + std::to_string(a + 1);
+      static const char *cartesian[3] = {"x", "y", "z"}, *spherical[3] = {"r", "theta", "phi"};
+      return std::string(m_.sim.coordinates == CoordinateSystem::Cartesian ? cartesian[a] : spherical[a]);
     };
     for (int variant = 0; variant < 3; ++variant) {
       KernelPlan plan;

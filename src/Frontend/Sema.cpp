@@ -979,6 +979,9 @@ private:
     if (!f)
       return;
     s.field = f;
+    if (auto clash = globals_.find("d" + f->name); clash != globals_.end() && clash->second.kind == SymbolKind::Field)
+      d_.warning(s.targetRange, "'dt " + f->name + "' writes its right-hand side into the buffer 'd" + f->name +
+                                    "', which is also the declared field 'd" + f->name + "'");
     auto [it, inserted] = dtTargets_.insert({f, s.targetRange});
     if (!inserted) {
       d_.error(s.targetRange, "field '" + f->name + "' already has a 'dt' assignment");

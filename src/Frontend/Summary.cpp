@@ -75,7 +75,7 @@ void printModuleSummary(const Module &m, std::ostream &os) {
       if (s.value)
         collectFields(*s.value, reads);
       if (s.field)
-        writes.insert(s.field->name);
+        writes.insert(b.kind == ComputeKind::Evolution ? "d" + s.field->name : s.field->name);
     }
     if (b.kind == ComputeKind::Evolution) {
       os << "    evolution " << b.name << ": tensorium_rhs_grid_scf, tensorium_rhs_grid_affine, "
