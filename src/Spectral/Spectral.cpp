@@ -467,3 +467,12 @@ double SpectralGrid3D::interpolate(std::span<const double> values,
 }
 
 } // namespace tensorium_mlir::spectral
+
+namespace tensorium_mlir::spectral {
+
+void SpectralGrid3D::applyDerivativeMap(std::size_t flat, std::array<double, 10> &bundle) const {
+  if (derivativeMap_)
+    derivativeMap_(logicalPoint(flat), bundle);
+}
+
+} // namespace tensorium_mlir::spectral

@@ -152,6 +152,8 @@ public:
   std::array<double, 3> physicalPoint(std::size_t flat) const;
   /// bundle() followed by the derivative map at every point (identity when no map is set).
   DerivativeBundle physicalBundle(std::span<const double> values) const;
+  /// The derivative map at one collocation point, in place (identity when no map is set).
+  void applyDerivativeMap(std::size_t flat, std::array<double, 10> &bundle) const;
 
 private:
   void checkValues(std::size_t got, const char *what) const;

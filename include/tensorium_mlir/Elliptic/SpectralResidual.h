@@ -1,0 +1,64 @@
+#pragma once
+// Assembly of a generated spectral residual F(u) on a spectral grid, and its Jacobian-vector
+// product, through the generated callback tables (no MLIR: the generated host header's types).
+#include "tensorium_mlir/Elliptic/NewtonKrylov.h"
+#include "tensorium_mlir/Runtime/HostABITypes.h"
+#include "tensorium_mlir/Spectral/Spectral.h"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::elliptic {
+
+/// Thrown for inconsistent problem set-up (sizes, names); the message says what is wrong.
+class ProblemError : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Maps the solver's variable v (its logical bundle at a point) to the physical unknown u that
+/// the generated residual sees. Must be linear in v (the JVP pushes directions through it).
+struct SpectralUnknownMap {
+  std::function<void(const std::array<double, 3> &logical, std::array<double, 10> &bundle)> apply;
+};
+
+/// u = scale * (q_axis - boundary) * v, with q_axis the logical coordinate along `axis`: the
+/// factor vanishes on the face q_axis = boundary, which imposes u = 0 there.
+SpectralUnknownMap makeLinearBoundaryFactorUnknownMap(int axis, double boundary, double scale = 1.0);
+
+struct SpectralResidualProblem {
+  const spectral::SpectralGrid3D *grid = nullptr;
+  const tensorium_spectral_residual_kernel_desc *kernel = nullptr;
+  /// Optional generated grid kernel for the same residual; assembly then runs through it.
+  const tensorium_spectral_residual_grid_kernel_desc *gridKernel = nullptr;
+  std::vector<double> params; // in kernel->param_names order
+  /// Values of the non-primary fields (kernel->field_names[1..]) at the collocation points.
+  std::map<std::string, std::vector<double>> auxiliaryFields;
+  SpectralUnknownMap unknownMap; // optional
+  void *userData = nullptr;
+
+  /// Sets a parameter by name; throws ProblemError for a name the kernel does not have.
+  void setParameter(const std::string &name, double value);
+  /// Throws ProblemError when something is missing or has the wrong size.
+  void validate() const;
+};
+
+struct ResidualAssembly {
+  Vector F;
+  double l2 = 0.0;  // root mean square
+  double max = 0.0; // max |F|
+};
+
+/// F(u) at every collocation point for solver variable v.
+ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem, const Vector &v);
+
+/// J(v) dv, through the generated JVP kernel when the descriptor has one, otherwise by a
+/// centred finite difference of the assembly.
+Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &problem, const Vector &v,
+                                             const Vector &dv);
+
+} // namespace tensorium_mlir::elliptic
