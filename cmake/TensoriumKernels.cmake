@@ -41,11 +41,26 @@ function(tensorium_add_kernel NAME)
     VERBATIM)
   set_source_files_properties("${object}" PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   if(ARG_MODULE)
-    add_library(${NAME} MODULE "${object}")
+    # A loadable module also exports its tables: tensorium_get_module_tables().
+    set(exports "${header_dir}/${NAME}_exports.c")
+    file(WRITE "${exports}.in" "#include \"${NAME}.h\"\n"
+      "const tensorium_module_tables *tensorium_get_module_tables(void);\n"
+      "const tensorium_module_tables *tensorium_get_module_tables(void) {\n"
+      "  static const tensorium_module_tables tables = {\n"
+      "      TENSORIUM_ABI_VERSION, TENSORIUM_DIMENSION, tensorium_param_names, TENSORIUM_PARAM_COUNT,\n"
+      "      tensorium_host_kernels, TENSORIUM_HOST_KERNEL_COUNT, tensorium_host_buffers, TENSORIUM_HOST_BUFFER_COUNT,\n"
+      "      tensorium_host_kernel_adapters, TENSORIUM_HOST_KERNEL_ADAPTER_COUNT,\n"
+      "      tensorium_spectral_residual_kernels, TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT,\n"
+      "      tensorium_spectral_residual_grid_kernels, TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT,\n"
+      "      tensorium_spectral_residual_systems, TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT};\n"
+      "  return &tables;\n}\n")
+    configure_file("${exports}.in" "${exports}" COPYONLY)
+    add_library(${NAME} MODULE "${object}" "${exports}")
+    set_target_properties(${NAME} PROPERTIES C_STANDARD 99)
   else()
     add_library(${NAME} STATIC "${object}")
   endif()
-  set_target_properties(${NAME} PROPERTIES LINKER_LANGUAGE C)
+  set_target_properties(${NAME} PROPERTIES LINKER_LANGUAGE C C_VISIBILITY_PRESET default)
   target_sources(${NAME} PRIVATE "${header}")
   target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${header_dir}>")
   # Parallel kernels call the OpenMP runtime; the math built-ins call libm.

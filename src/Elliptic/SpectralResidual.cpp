@@ -62,6 +62,9 @@ void SpectralResidualProblem::validate() const {
       throw ProblemError("auxiliary field '" + it->first + "' has " + std::to_string(it->second.size()) +
                          " values, the grid " + std::to_string(grid->size()));
   }
+  if (!boundaryMask.empty() && (boundaryMask.size() != grid->size() || boundaryValues.size() != grid->size()))
+    throw ProblemError("boundary mask and values must have one entry per collocation point (" +
+                       std::to_string(grid->size()) + ")");
   if (gridKernel && (gridKernel->field_count != kernel->field_count || !gridKernel->evaluate))
     throw ProblemError("grid kernel does not match the point kernel of residual '" +
                        std::string(kernel->residual_name) + "'");
@@ -174,6 +177,9 @@ ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem
       out.F(static_cast<Eigen::Index>(p)) = problem.kernel->evaluate(&point, problem.params.data(), problem.userData);
     }
   }
+  for (size_t p = 0; p < problem.boundaryMask.size(); ++p)
+    if (problem.boundaryMask[p])
+      out.F(static_cast<Eigen::Index>(p)) = b.fields[0][p][0] - problem.boundaryValues[p];
   out.l2 = rmsNorm(out.F);
   out.max = n ? out.F.cwiseAbs().maxCoeff() : 0.0;
   return out;
@@ -204,7 +210,9 @@ Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &prob
     std::array<double, 3> x = grid.physicalPoint(p);
     tensorium_spectral_residual_point point = makePoint(b, p, x, av, ab);
     tensorium_spectral_residual_point dir = makePoint(d, p, x, dav, dab);
-    out(static_cast<Eigen::Index>(p)) = problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData);
+    out(static_cast<Eigen::Index>(p)) = problem.boundaryMask.empty() || !problem.boundaryMask[p]
+                                            ? problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData)
+                                            : d.fields[0][p][0];
   }
   return out;
 }

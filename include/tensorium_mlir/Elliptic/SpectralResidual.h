@@ -39,6 +39,10 @@ struct SpectralResidualProblem {
   /// Values of the non-primary fields (kernel->field_names[1..]) at the collocation points.
   std::map<std::string, std::vector<double>> auxiliaryFields;
   SpectralUnknownMap unknownMap; // optional
+  /// Boundary rows (optional): at flagged points the equation is u - boundaryValues = 0 for
+  /// the physical unknown u instead of the residual (Dirichlet conditions on Chebyshev faces).
+  std::vector<char> boundaryMask;
+  std::vector<double> boundaryValues;
   void *userData = nullptr;
 
   /// Sets a parameter by name; throws ProblemError for a name the kernel does not have.

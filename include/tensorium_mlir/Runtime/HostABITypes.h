@@ -136,3 +136,28 @@ typedef struct tensorium_spectral_residual_system_desc {
 } tensorium_spectral_residual_system_desc;
 
 #endif /* TENSORIUM_SPECTRAL_ABI_TYPES_V3 */
+
+/* Every table of one generated module, for runners that load modules with dlopen: a module
+ * built by tensorium_add_kernel(... MODULE) exports tensorium_get_module_tables(). */
+#ifndef TENSORIUM_MODULE_TABLES_V3
+#define TENSORIUM_MODULE_TABLES_V3
+typedef struct tensorium_module_tables {
+  int32_t abi_version;
+  int32_t dimension;
+  const char *const *param_names;
+  int32_t param_count;
+  const tensorium_host_kernel_desc *kernels;
+  int32_t kernel_count;
+  const tensorium_host_buffer_desc *buffers;
+  int32_t buffer_count;
+  const tensorium_host_kernel_adapter *adapters;
+  int32_t adapter_count;
+  const tensorium_spectral_residual_kernel_desc *spectral_kernels;
+  int32_t spectral_kernel_count;
+  const tensorium_spectral_residual_grid_kernel_desc *spectral_grid_kernels;
+  int32_t spectral_grid_kernel_count;
+  const tensorium_spectral_residual_system_desc *spectral_systems;
+  int32_t spectral_system_count;
+} tensorium_module_tables;
+typedef const tensorium_module_tables *(*tensorium_get_module_tables_fn)(void);
+#endif /* TENSORIUM_MODULE_TABLES_V3 */

@@ -1,0 +1,318 @@
+// tensorium-converge: manufactured-solution resolution studies of the generated spectral
+// residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
+// the error against the analytic solution at every resolution, and judges the decay.
+#include "tensorium_mlir/Elliptic/SpectralResidual.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tensorium_mlir;
+using namespace tensorium_mlir::elliptic;
+
+namespace {
+
+struct Manufactured {
+  std::string name, fixture, description;
+  std::vector<std::pair<std::string, double>> params;
+  std::function<double(const std::array<double, 3> &)> exact;
+  /// Auxiliary field values at a point, by name (source included).
+  std::function<double(const std::string &, const std::array<double, 3> &)> aux;
+  std::function<double(const std::array<double, 3> &)> perturbation; // vanishes on the Chebyshev faces
+};
+
+// f = exp(x/2) sin(y) cos(z) has laplacian(f) = (1/4 - 1 - 1) f.
+double bump(const std::array<double, 3> &x) { return std::exp(0.5 * x[0]) * std::sin(x[1]) * std::cos(x[2]); }
+const double kBumpLaplacian = 0.25 - 2.0;
+double interiorPerturbation(const std::array<double, 3> &x) {
+  return 0.05 * (1 - x[0] * x[0]) * (1 - x[1] * x[1]) * (1 + 0.5 * std::sin(x[2]));
+}
+
+std::vector<Manufactured> suites() {
+  std::vector<Manufactured> s;
+  {
+    Manufactured m;
+    m.name = "poisson";
+    m.fixture = "poisson_spectral_3d";
+    m.description = "laplacian(u) + source = 0, u* = exp(x/2) sin(y) cos(z)";
+    m.exact = bump;
+    m.aux = [](const std::string &, const std::array<double, 3> &x) { return -kBumpLaplacian * bump(x); };
+    m.perturbation = interiorPerturbation;
+    s.push_back(m);
+  }
+  {
+    Manufactured m;
+    m.name = "nonlinear-toy";
+    m.fixture = "nonlinear_toy_3d";
+    m.description = "laplacian(psi) + mass psi + alpha psi^5 + source = 0, psi* = 1 + 0.3 exp(x/2) sin(y) cos(z)";
+    const double mass = -1.0, alpha = 0.1;
+    m.params = {{"alpha", alpha}, {"mass", mass}};
+    m.exact = [](const std::array<double, 3> &x) { return 1.0 + 0.3 * bump(x); };
+    m.aux = [=](const std::string &, const std::array<double, 3> &x) {
+      double psi = 1.0 + 0.3 * bump(x);
+      return -(0.3 * kBumpLaplacian * bump(x) + mass * psi + alpha * std::pow(psi, 5));
+    };
+    m.perturbation = interiorPerturbation;
+    s.push_back(m);
+  }
+  {
+    Manufactured m;
+    m.name = "lichnerowicz";
+    m.fixture = "lichnerowicz_manufactured_3d";
+    m.description = "laplacian(u) + A2/8 (background + u)^-7 + source = 0, u* = 0.2 exp(x/2) sin(y) cos(z)";
+    m.exact = [](const std::array<double, 3> &x) { return 0.2 * bump(x); };
+    auto background = [](const std::array<double, 3> &x) { return 1.0 + 0.1 * x[0] * x[0]; };
+    auto a2 = [](const std::array<double, 3> &x) { return 0.5 * (1.0 + 0.1 * std::cos(x[2])); };
+    m.aux = [=](const std::string &name, const std::array<double, 3> &x) {
+      if (name == "A2")
+        return a2(x);
+      if (name == "background")
+        return background(x);
+      double u = 0.2 * bump(x);
+      return -(0.2 * kBumpLaplacian * bump(x) + a2(x) / 8 * std::pow(background(x) + u, -7));
+    };
+    m.perturbation = interiorPerturbation;
+    s.push_back(m);
+  }
+  return s;
+}
+
+struct Row {
+  int n = 0;
+  size_t unknowns = 0;
+  double error = 0.0, residual = 0.0, seconds = 0.0;
+  int newton = 0, krylov = 0;
+  std::string status;
+};
+
+class Module {
+public:
+  explicit Module(const std::string &path) {
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_)
+      throw std::runtime_error("cannot load kernel module " + path + ": " + dlerror());
+    auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(handle_, "tensorium_get_module_tables"));
+    if (!get)
+      throw std::runtime_error(path + " does not export tensorium_get_module_tables");
+    tables_ = get();
+  }
+  ~Module() {
+    if (handle_)
+      dlclose(handle_);
+  }
+  const tensorium_module_tables &tables() const { return *tables_; }
+
+private:
+  void *handle_ = nullptr;
+  const tensorium_module_tables *tables_ = nullptr;
+};
+
+Row solveAt(const Manufactured &m, const Module &module, int n) {
+  Row row;
+  row.n = n;
+  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
+                                spectral::SpectralAxis::fourier(n));
+  const size_t N = grid.size();
+  row.unknowns = N;
+  SpectralResidualProblem problem;
+  problem.grid = &grid;
+  problem.kernel = &module.tables().spectral_kernels[0];
+  problem.gridKernel = &module.tables().spectral_grid_kernels[0];
+  problem.params.assign(static_cast<size_t>(problem.kernel->param_count), 0.0);
+  for (auto &[name, value] : m.params)
+    problem.setParameter(name, value);
+  for (int32_t f = 1; f < problem.kernel->field_count; ++f) {
+    std::vector<double> values(N);
+    for (size_t p = 0; p < N; ++p)
+      values[p] = m.aux(problem.kernel->field_names[f], grid.physicalPoint(p));
+    problem.auxiliaryFields[problem.kernel->field_names[f]] = values;
+  }
+  problem.boundaryMask.assign(N, 0);
+  problem.boundaryValues.assign(N, 0.0);
+  Vector exact(static_cast<Eigen::Index>(N)), u(static_cast<Eigen::Index>(N));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int k = 0; k < n; ++k) {
+        size_t p = grid.index(i, j, k);
+        auto x = grid.physicalPoint(p);
+        exact(static_cast<Eigen::Index>(p)) = m.exact(x);
+        u(static_cast<Eigen::Index>(p)) = m.exact(x) + m.perturbation(x);
+        if (i == 0 || i == n - 1 || j == 0 || j == n - 1) {
+          problem.boundaryMask[p] = 1;
+          problem.boundaryValues[p] = m.exact(x);
+        }
+      }
+  NonlinearProblem nl;
+  nl.residual = [&](const Vector &v, Vector &F) { F = assembleSpectralResidual(problem, v).F; };
+  nl.jacobianVector = [&](const Vector &v, const Vector &d, Vector &Jv) {
+    Jv = evaluateSpectralJacobianVectorProduct(problem, v, d);
+  };
+  NewtonOptions options;
+  options.absoluteTolerance = 1e-12;
+  options.denseJacobianMaxUnknowns = 4000;
+  auto start = std::chrono::steady_clock::now();
+  NewtonResult r = solveNewton(nl, u, options);
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.newton = r.iterations;
+  row.krylov = r.krylovIterations;
+  row.residual = r.residualNorm;
+  row.status = newtonStatusName(r.status);
+  row.error = (u - exact).cwiseAbs().maxCoeff();
+  return row;
+}
+
+std::vector<int> parseList(const std::string &text) {
+  std::vector<int> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    char *end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || v < 3 || v > 40)
+      throw std::invalid_argument("resolution '" + item + "' must be an integer between 3 and 40");
+    out.push_back(static_cast<int>(v));
+  }
+  if (out.size() < 3)
+    throw std::invalid_argument("give at least three resolutions");
+  return out;
+}
+
+int usage(const char *message) {
+  if (message)
+    std::cerr << "tensorium-converge: error: " << message << "\n";
+  std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
+               "                          [--kernel-dir DIR]\n"
+               "suites: poisson, nonlinear-toy, lichnerowicz\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage("no suite given");
+  std::string suiteName = argv[1];
+  if (suiteName == "--help" || suiteName == "-h") {
+    usage(nullptr);
+    return 0;
+  }
+  std::vector<int> resolutions{6, 8, 10, 12, 14};
+  std::string csv, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR;
+  bool json = false;
+  try {
+    for (int i = 2; i < argc; ++i) {
+      std::string arg = argv[i];
+      if (arg == "--resolutions" && i + 1 < argc)
+        resolutions = parseList(argv[++i]);
+      else if (arg == "--csv" && i + 1 < argc)
+        csv = argv[++i];
+      else if (arg == "--kernel-dir" && i + 1 < argc)
+        kernelDir = argv[++i];
+      else if (arg == "--json")
+        json = true;
+      else
+        return usage(("unknown or incomplete option '" + arg + "'").c_str());
+    }
+  } catch (const std::exception &e) {
+    return usage(e.what());
+  }
+  const Manufactured *suite = nullptr;
+  std::vector<Manufactured> all = suites();
+  for (const Manufactured &m : all)
+    if (m.name == suiteName)
+      suite = &m;
+  if (!suite)
+    return usage(("unknown suite '" + suiteName + "'").c_str());
+
+  std::vector<Row> rows;
+  try {
+    Module module(kernelDir + "/libconverge_" + suite->fixture + ".so");
+    if (module.tables().spectral_kernel_count < 1 || module.tables().spectral_grid_kernel_count < 1)
+      throw std::runtime_error("the module has no spectral residual kernel");
+    for (int n : resolutions) {
+      rows.push_back(solveAt(*suite, module, n));
+      const Row &r = rows.back();
+      std::fprintf(stderr, "  n=%d: %s after %d Newton iterations, error %.3e (%.2f s)\n", n, r.status.c_str(), r.newton,
+                   r.error, r.seconds);
+    }
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-converge: error: " << e.what() << "\n";
+    return 1;
+  }
+
+  // Verdict: exponential decay means log10(error) falls linearly with n. Fit the slope over
+  // the resolutions above the round-off floor.
+  const double floorError = 1e-12, requiredSlope = -0.5;
+  std::vector<std::pair<double, double>> fit;
+  for (const Row &r : rows)
+    if (r.error > floorError)
+      fit.push_back({static_cast<double>(r.n), std::log10(r.error)});
+  double slope = 0.0;
+  if (fit.size() >= 2) {
+    double mx = 0, my = 0;
+    for (auto &[x, y] : fit)
+      mx += x, my += y;
+    mx /= fit.size();
+    my /= fit.size();
+    double sxy = 0, sxx = 0;
+    for (auto &[x, y] : fit)
+      sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    slope = sxy / sxx;
+  }
+  bool allConverged = true;
+  for (const Row &r : rows)
+    allConverged = allConverged && r.status == "converged";
+  const bool reachedFloor = rows.back().error < 1e-9;
+  const bool pass = allConverged && fit.size() >= 3 && slope <= requiredSlope && reachedFloor;
+
+  std::ostringstream table;
+  table << "suite " << suite->name << ": " << suite->description << "\n"
+        << "grid: Chebyshev-Gauss-Lobatto x Chebyshev-Gauss-Lobatto on [-1,1]^2 x Fourier on [0,2pi), "
+           "Dirichlet rows on the Chebyshev faces\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %9s %14s %14s %8s %8s %9s  %s\n", "n", "unknowns", "max error", "residual",
+                "newton", "krylov", "seconds", "status");
+  table << line;
+  for (const Row &r : rows) {
+    std::snprintf(line, sizeof line, "%6d %9zu %14.4e %14.4e %8d %8d %9.3f  %s\n", r.n, r.unknowns, r.error, r.residual,
+                  r.newton, r.krylov, r.seconds, r.status.c_str());
+    table << line;
+  }
+  std::snprintf(line, sizeof line,
+                "verdict: %s (fitted slope of log10(error) per point: %.3f over %zu resolutions above %.0e; "
+                "required <= %.2f with at least 3 points, all solves converged, finest error < 1e-9)\n",
+                pass ? "EXPONENTIAL CONVERGENCE" : "FAIL", slope, fit.size(), floorError, requiredSlope);
+  table << line;
+  if (json) {
+    std::cout << "{\"suite\": \"" << suite->name << "\", \"pass\": " << (pass ? "true" : "false")
+              << ", \"slope\": " << slope << ", \"rows\": [";
+    for (size_t i = 0; i < rows.size(); ++i)
+      std::cout << (i ? ", " : "") << "{\"n\": " << rows[i].n << ", \"unknowns\": " << rows[i].unknowns
+                << ", \"error\": " << rows[i].error << ", \"residual\": " << rows[i].residual
+                << ", \"newton\": " << rows[i].newton << ", \"krylov\": " << rows[i].krylov
+                << ", \"seconds\": " << rows[i].seconds << ", \"status\": \"" << rows[i].status << "\"}";
+    std::cout << "]}\n";
+  } else {
+    std::cout << table.str();
+  }
+  if (!csv.empty()) {
+    std::ofstream out(csv);
+    out << "n,unknowns,max_error,residual,newton,krylov,seconds,status\n";
+    for (const Row &r : rows)
+      out << r.n << ',' << r.unknowns << ',' << r.error << ',' << r.residual << ',' << r.newton << ',' << r.krylov << ','
+          << r.seconds << ',' << r.status << '\n';
+    if (!out) {
+      std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
+      return 1;
+    }
+  }
+  return pass ? 0 : 1;
+}
