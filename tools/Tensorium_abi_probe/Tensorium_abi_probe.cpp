@@ -194,6 +194,18 @@ void printTableLayouts(std::ostream &os) {
      TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_offset)
      TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_field_names)
      TENSORIUM_FIELD(tensorium_spectral_residual_system_desc, aux_unknown_index) << "\n";
+  os << "struct tensorium_module_tables size " << sizeof(tensorium_module_tables)
+     TENSORIUM_FIELD(tensorium_module_tables, abi_version) TENSORIUM_FIELD(tensorium_module_tables, dimension)
+     TENSORIUM_FIELD(tensorium_module_tables, param_names) TENSORIUM_FIELD(tensorium_module_tables, param_count)
+     TENSORIUM_FIELD(tensorium_module_tables, kernels) TENSORIUM_FIELD(tensorium_module_tables, kernel_count)
+     TENSORIUM_FIELD(tensorium_module_tables, buffers) TENSORIUM_FIELD(tensorium_module_tables, buffer_count)
+     TENSORIUM_FIELD(tensorium_module_tables, adapters) TENSORIUM_FIELD(tensorium_module_tables, adapter_count)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_kernels)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_kernel_count)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_grid_kernels)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_grid_kernel_count)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_systems)
+     TENSORIUM_FIELD(tensorium_module_tables, spectral_system_count) << "\n";
   os << "enum buffer_role coordinate=" << TENSORIUM_BUFFER_ROLE_COORDINATE << " field=" << TENSORIUM_BUFFER_ROLE_FIELD
      << " output=" << TENSORIUM_BUFFER_ROLE_OUTPUT << "\n";
   os << "enum buffer_access none=" << TENSORIUM_BUFFER_ACCESS_NONE << " read=" << TENSORIUM_BUFFER_ACCESS_READ
