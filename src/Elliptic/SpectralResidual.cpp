@@ -185,25 +185,51 @@ ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem
   return out;
 }
 
-Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &problem, const Vector &v, const Vector &dv) {
+Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &problem, const Vector &v, const Vector &dv,
+                                             const std::map<std::string, std::vector<double>> &auxiliaryDirections) {
   problem.validate();
   const spectral::SpectralGrid3D &grid = *problem.grid;
   const size_t n = grid.size();
   if (static_cast<size_t>(dv.size()) != n)
     throw ProblemError("direction has " + std::to_string(dv.size()) + " entries, the grid " + std::to_string(n));
+  for (auto &[name, values] : auxiliaryDirections)
+    if (values.size() != n)
+      throw ProblemError("direction of auxiliary field '" + name + "' has " + std::to_string(values.size()) +
+                         " entries, the grid " + std::to_string(n));
   if (!problem.kernel->evaluate_jvp) {
+    // Centred difference of the whole assembly, auxiliary directions included.
     double scale = dv.norm();
+    for (auto &[name, values] : auxiliaryDirections)
+      scale += Eigen::Map<const Vector>(values.data(), static_cast<Eigen::Index>(n)).norm();
     if (scale == 0.0)
       return Vector::Zero(static_cast<Eigen::Index>(n));
     double eps = std::cbrt(std::numeric_limits<double>::epsilon()) * (1.0 + v.norm()) / scale;
-    Vector plus = v + eps * dv, minus = v - eps * dv;
-    return (assembleSpectralResidual(problem, plus).F - assembleSpectralResidual(problem, minus).F) / (2 * eps);
+    auto shifted = [&](double sign) {
+      SpectralResidualProblem moved = problem;
+      for (auto &[name, values] : auxiliaryDirections) {
+        std::vector<double> &target = moved.auxiliaryFields.at(name);
+        for (size_t p = 0; p < n; ++p)
+          target[p] += sign * eps * values[p];
+      }
+      return assembleSpectralResidual(moved, v + sign * eps * dv).F;
+    };
+    return (shifted(1.0) - shifted(-1.0)) / (2 * eps);
   }
   PhysicalBundles b = physicalBundles(problem, v, true);
-  // The direction moves only the primary unknown; the unknown and derivative maps are linear.
+  // Directions: the primary unknown's through the (linear) unknown and derivative maps; an
+  // auxiliary field's through the derivative map; zero for static auxiliaries.
   PhysicalBundles d = physicalBundles(problem, dv, false);
-  for (size_t f = 1; f < b.fields.size(); ++f)
-    d.fields.emplace_back(n, std::array<double, 10>{});
+  for (int32_t f = 1; f < problem.kernel->field_count; ++f) {
+    auto it = auxiliaryDirections.find(problem.kernel->field_names[f]);
+    auto &field = d.fields.emplace_back(n, std::array<double, 10>{});
+    if (it == auxiliaryDirections.end())
+      continue;
+    spectral::DerivativeBundle db = grid.bundle(it->second);
+    for (size_t p = 0; p < n; ++p) {
+      field[p] = at(db, p);
+      grid.applyDerivativeMap(p, field[p]);
+    }
+  }
   Vector out(static_cast<Eigen::Index>(n));
   std::vector<double> av, ab, dav, dab;
   for (size_t p = 0; p < n; ++p) {
@@ -213,6 +239,110 @@ Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &prob
     out(static_cast<Eigen::Index>(p)) = problem.boundaryMask.empty() || !problem.boundaryMask[p]
                                             ? problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData)
                                             : d.fields[0][p][0];
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ residual systems
+
+void SpectralResidualSystemProblem::validate() const {
+  if (!grid || !system || !kernels)
+    throw ProblemError("residual system needs a grid, a system descriptor and the kernel table");
+  if (system->equation_count != system->unknown_count)
+    throw ProblemError("residual system '" + std::string(system->block_name) + "' is not square: " +
+                       std::to_string(system->equation_count) + " equations, " + std::to_string(system->unknown_count) +
+                       " unknowns");
+  if (params.size() != static_cast<size_t>(system->param_count))
+    throw ProblemError("residual system '" + std::string(system->block_name) + "' takes " +
+                       std::to_string(system->param_count) + " parameters, got " + std::to_string(params.size()));
+  for (int32_t e = 0; e < system->equation_count; ++e)
+    for (int32_t a = system->aux_offset[e]; a < system->aux_offset[e + 1]; ++a)
+      if (system->aux_unknown_index[a] < 0 && !staticFields.count(system->aux_field_names[a]))
+        throw ProblemError("residual system '" + std::string(system->block_name) + "' needs the field '" +
+                           system->aux_field_names[a] + "'");
+  if (!boundaryMask.empty() && (boundaryMask.size() != grid->size() ||
+                                boundaryValues.size() != static_cast<size_t>(system->unknown_count)))
+    throw ProblemError("boundary mask needs one entry per point and boundary values one vector per unknown");
+}
+
+void SpectralResidualSystemProblem::setParameter(const std::string &name, double value) {
+  if (!system)
+    throw ProblemError("set the system before its parameters");
+  params.resize(static_cast<size_t>(system->param_count), 0.0);
+  for (int32_t i = 0; i < system->param_count; ++i)
+    if (name == system->param_names[i]) {
+      params[static_cast<size_t>(i)] = value;
+      return;
+    }
+  throw ProblemError("residual system '" + std::string(system->block_name) + "' has no parameter '" + name + "'");
+}
+
+namespace {
+/// Equation e as a single-residual problem at the current unknowns: auxiliaries bound to other
+/// unknowns take those unknowns' current values.
+SpectralResidualProblem equationProblem(const SpectralResidualSystemProblem &sys, int32_t e, const Vector &U) {
+  const size_t n = sys.grid->size();
+  SpectralResidualProblem p;
+  p.grid = sys.grid;
+  p.kernel = &sys.kernels[sys.system->point_kernel_index[e]];
+  p.params = sys.params;
+  for (int32_t a = sys.system->aux_offset[e]; a < sys.system->aux_offset[e + 1]; ++a) {
+    const char *name = sys.system->aux_field_names[a];
+    int32_t unknown = sys.system->aux_unknown_index[a];
+    if (unknown < 0)
+      p.auxiliaryFields[name] = sys.staticFields.at(name);
+    else
+      p.auxiliaryFields[name] = std::vector<double>(U.data() + static_cast<size_t>(unknown) * n,
+                                                    U.data() + static_cast<size_t>(unknown + 1) * n);
+  }
+  if (!sys.boundaryMask.empty()) {
+    p.boundaryMask = sys.boundaryMask;
+    p.boundaryValues = sys.boundaryValues[static_cast<size_t>(sys.system->equation_unknown[e])];
+  }
+  return p;
+}
+
+Vector unknownSlice(const Vector &U, int32_t unknown, size_t n) {
+  return U.segment(static_cast<Eigen::Index>(unknown) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+}
+} // namespace
+
+ResidualAssembly assembleSpectralResidualSystem(const SpectralResidualSystemProblem &sys, const Vector &U) {
+  sys.validate();
+  const size_t n = sys.grid->size();
+  const size_t m = static_cast<size_t>(sys.system->unknown_count);
+  if (static_cast<size_t>(U.size()) != n * m)
+    throw ProblemError("system vector has " + std::to_string(U.size()) + " entries, expected " + std::to_string(n * m));
+  ResidualAssembly out;
+  out.F.resize(static_cast<Eigen::Index>(n * m));
+  for (int32_t e = 0; e < sys.system->equation_count; ++e) {
+    SpectralResidualProblem p = equationProblem(sys, e, U);
+    out.F.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)) =
+        assembleSpectralResidual(p, unknownSlice(U, sys.system->equation_unknown[e], n)).F;
+  }
+  out.l2 = rmsNorm(out.F);
+  out.max = out.F.size() ? out.F.cwiseAbs().maxCoeff() : 0.0;
+  return out;
+}
+
+Vector evaluateSpectralResidualSystemJacobianVectorProduct(const SpectralResidualSystemProblem &sys, const Vector &U,
+                                                           const Vector &dU) {
+  sys.validate();
+  const size_t n = sys.grid->size();
+  if (dU.size() != U.size())
+    throw ProblemError("direction and state sizes differ");
+  Vector out(U.size());
+  for (int32_t e = 0; e < sys.system->equation_count; ++e) {
+    SpectralResidualProblem p = equationProblem(sys, e, U);
+    std::map<std::string, std::vector<double>> auxDirections;
+    for (int32_t a = sys.system->aux_offset[e]; a < sys.system->aux_offset[e + 1]; ++a)
+      if (int32_t unknown = sys.system->aux_unknown_index[a]; unknown >= 0) {
+        Vector d = unknownSlice(dU, unknown, n);
+        auxDirections[sys.system->aux_field_names[a]] = std::vector<double>(d.data(), d.data() + d.size());
+      }
+    int32_t primary = sys.system->equation_unknown[e];
+    out.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)) =
+        evaluateSpectralJacobianVectorProduct(p, unknownSlice(U, primary, n), unknownSlice(dU, primary, n), auxDirections);
   }
   return out;
 }

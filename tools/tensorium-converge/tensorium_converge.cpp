@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -23,6 +24,8 @@ namespace {
 
 struct Manufactured {
   std::string name, fixture, description;
+  /// Systems: the analytic solution of every unknown, by name (empty for single residuals).
+  std::map<std::string, std::function<double(const std::array<double, 3> &)>> unknowns;
   std::vector<std::pair<std::string, double>> params;
   std::function<double(const std::array<double, 3> &)> exact;
   /// Auxiliary field values at a point, by name (source included).
@@ -79,6 +82,27 @@ std::vector<Manufactured> suites() {
         return background(x);
       double u = 0.2 * bump(x);
       return -(0.2 * kBumpLaplacian * bump(x) + a2(x) / 8 * std::pow(background(x) + u, -7));
+    };
+    m.perturbation = interiorPerturbation;
+    s.push_back(m);
+  }
+  {
+    Manufactured m;
+    m.name = "two-field";
+    m.fixture = "two_field_system_3d";
+    m.description = "Fu = lap(u) + beta lap(w) - u w^2 + su, Fw = lap(w) - beta lap(u) - w u^2 + sw, "
+                    "u* = 0.3 exp(x/2) sin(y) cos(z), w* = 0.2 cos(x) cos(y) sin(z)";
+    const double beta = 0.4;
+    m.params = {{"beta", beta}};
+    auto uStar = [](const std::array<double, 3> &x) { return 0.3 * bump(x); };
+    auto wStar = [](const std::array<double, 3> &x) { return 0.2 * std::cos(x[0]) * std::cos(x[1]) * std::sin(x[2]); };
+    m.unknowns = {{"u", uStar}, {"w", wStar}};
+    m.exact = uStar;
+    m.aux = [=](const std::string &name, const std::array<double, 3> &x) {
+      double u = uStar(x), w = wStar(x), lapU = kBumpLaplacian * u, lapW = -3.0 * w;
+      if (name == "su")
+        return -(lapU + beta * lapW - u * w * w);
+      return -(lapW - beta * lapU - w * u * u);
     };
     m.perturbation = interiorPerturbation;
     s.push_back(m);
@@ -170,6 +194,67 @@ Row solveAt(const Manufactured &m, const Module &module, int n) {
   return row;
 }
 
+Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
+  Row row;
+  row.n = n;
+  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
+                                spectral::SpectralAxis::fourier(n));
+  const size_t N = grid.size();
+  SpectralResidualSystemProblem problem;
+  problem.grid = &grid;
+  problem.system = &module.tables().spectral_systems[0];
+  problem.kernels = module.tables().spectral_kernels;
+  const int32_t unknowns = problem.system->unknown_count;
+  row.unknowns = N * static_cast<size_t>(unknowns);
+  problem.params.assign(static_cast<size_t>(problem.system->param_count), 0.0);
+  for (auto &[name, value] : m.params)
+    problem.setParameter(name, value);
+  const auto &sys = *problem.system;
+  for (int32_t a = 0; a < sys.aux_offset[sys.equation_count]; ++a)
+    if (sys.aux_unknown_index[a] < 0) {
+      std::vector<double> values(N);
+      for (size_t p = 0; p < N; ++p)
+        values[p] = m.aux(sys.aux_field_names[a], grid.physicalPoint(p));
+      problem.staticFields[sys.aux_field_names[a]] = values;
+    }
+  problem.boundaryMask.assign(N, 0);
+  problem.boundaryValues.assign(static_cast<size_t>(unknowns), std::vector<double>(N, 0.0));
+  Vector exact(static_cast<Eigen::Index>(row.unknowns)), U(static_cast<Eigen::Index>(row.unknowns));
+  for (int32_t q = 0; q < unknowns; ++q) {
+    auto solution = m.unknowns.at(sys.unknown_names[q]);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+          size_t p = grid.index(i, j, k);
+          auto x = grid.physicalPoint(p);
+          Eigen::Index at = static_cast<Eigen::Index>(static_cast<size_t>(q) * N + p);
+          exact(at) = solution(x);
+          U(at) = solution(x) + m.perturbation(x);
+          if (i == 0 || i == n - 1 || j == 0 || j == n - 1) {
+            problem.boundaryMask[p] = 1;
+            problem.boundaryValues[static_cast<size_t>(q)][p] = solution(x);
+          }
+        }
+  }
+  NonlinearProblem nl;
+  nl.residual = [&](const Vector &v, Vector &F) { F = assembleSpectralResidualSystem(problem, v).F; };
+  nl.jacobianVector = [&](const Vector &v, const Vector &d, Vector &Jv) {
+    Jv = evaluateSpectralResidualSystemJacobianVectorProduct(problem, v, d);
+  };
+  NewtonOptions options;
+  options.absoluteTolerance = 1e-12;
+  options.denseJacobianMaxUnknowns = 4000;
+  auto start = std::chrono::steady_clock::now();
+  NewtonResult r = solveNewton(nl, U, options);
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.newton = r.iterations;
+  row.krylov = r.krylovIterations;
+  row.residual = r.residualNorm;
+  row.status = newtonStatusName(r.status);
+  row.error = (U - exact).cwiseAbs().maxCoeff();
+  return row;
+}
+
 std::vector<int> parseList(const std::string &text) {
   std::vector<int> out;
   std::stringstream ss(text);
@@ -190,7 +275,7 @@ int usage(const char *message) {
     std::cerr << "tensorium-converge: error: " << message << "\n";
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--kernel-dir DIR]\n"
-               "suites: poisson, nonlinear-toy, lichnerowicz\n";
+               "suites: poisson, nonlinear-toy, lichnerowicz, two-field\n";
   return 2;
 }
 
@@ -235,10 +320,11 @@ int main(int argc, char **argv) {
   std::vector<Row> rows;
   try {
     Module module(kernelDir + "/libconverge_" + suite->fixture + ".so");
-    if (module.tables().spectral_kernel_count < 1 || module.tables().spectral_grid_kernel_count < 1)
+    if (module.tables().spectral_kernel_count < 1 || module.tables().spectral_grid_kernel_count < 1 ||
+        module.tables().spectral_system_count < 1)
       throw std::runtime_error("the module has no spectral residual kernel");
     for (int n : resolutions) {
-      rows.push_back(solveAt(*suite, module, n));
+      rows.push_back(suite->unknowns.empty() ? solveAt(*suite, module, n) : solveSystemAt(*suite, module, n));
       const Row &r = rows.back();
       std::fprintf(stderr, "  n=%d: %s after %d Newton iterations, error %.3e (%.2f s)\n", n, r.status.c_str(), r.newton,
                    r.error, r.seconds);

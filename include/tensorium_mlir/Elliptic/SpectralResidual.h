@@ -61,8 +61,31 @@ struct ResidualAssembly {
 ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem, const Vector &v);
 
 /// J(v) dv, through the generated JVP kernel when the descriptor has one, otherwise by a
-/// centred finite difference of the assembly.
+/// centred finite difference of the assembly. `auxiliaryDirections` gives tangents of
+/// auxiliary fields that follow other unknowns (a coupled system); others have zero tangent.
 Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &problem, const Vector &v,
-                                             const Vector &dv);
+                                             const Vector &dv,
+                                             const std::map<std::string, std::vector<double>> &auxiliaryDirections = {});
+
+/// Several residuals over several unknowns (one constraints block), from the generated system
+/// descriptor. Unknown vectors are field-major [u0(points), u1(points), ...] and residual
+/// vectors equation-major [F0(points), F1(points), ...].
+struct SpectralResidualSystemProblem {
+  const spectral::SpectralGrid3D *grid = nullptr;
+  const tensorium_spectral_residual_system_desc *system = nullptr;
+  const tensorium_spectral_residual_kernel_desc *kernels = nullptr; // the module's kernel table
+  std::vector<double> params;                                        // system->param_names order
+  std::map<std::string, std::vector<double>> staticFields;           // auxiliaries bound to no unknown
+  /// Optional Dirichlet rows shared by every unknown: boundaryValues[unknown][point].
+  std::vector<char> boundaryMask;
+  std::vector<std::vector<double>> boundaryValues;
+
+  void setParameter(const std::string &name, double value);
+  void validate() const;
+};
+
+ResidualAssembly assembleSpectralResidualSystem(const SpectralResidualSystemProblem &problem, const Vector &U);
+Vector evaluateSpectralResidualSystemJacobianVectorProduct(const SpectralResidualSystemProblem &problem,
+                                                           const Vector &U, const Vector &dU);
 
 } // namespace tensorium_mlir::elliptic
