@@ -9,16 +9,19 @@ const char *preconditionerName(SpectralPreconditionerKind kind) {
   case SpectralPreconditionerKind::None: return "none";
   case SpectralPreconditionerKind::DiagonalJVP: return "diagonal-jvp";
   case SpectralPreconditionerKind::DenseLaplacianShift: return "dense-laplacian-shift";
+  case SpectralPreconditionerKind::ModalLaplacianShift: return "modal-laplacian-shift";
   }
   return "none";
 }
 
 SpectralPreconditionerKind parsePreconditioner(const std::string &name) {
   for (SpectralPreconditionerKind k : {SpectralPreconditionerKind::None, SpectralPreconditionerKind::DiagonalJVP,
-                                       SpectralPreconditionerKind::DenseLaplacianShift})
+                                       SpectralPreconditionerKind::DenseLaplacianShift,
+                                       SpectralPreconditionerKind::ModalLaplacianShift})
     if (name == preconditionerName(k))
       return k;
-  throw std::invalid_argument("unknown preconditioner '" + name + "' (none, diagonal-jvp, dense-laplacian-shift)");
+  throw std::invalid_argument("unknown preconditioner '" + name +
+                              "' (none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift)");
 }
 
 LinearOperator makeDiagonalJvpPreconditioner(const std::function<void(const Vector &, Vector &)> &jvp, Eigen::Index n) {
@@ -64,6 +67,69 @@ LinearOperator makeDenseLaplacianShiftPreconditioner(const spectral::SpectralGri
     y.resize(x.size());
     for (int b = 0; b < blocks; ++b)
       y.segment(b * N, N) = lu->solve(x.segment(b * N, N));
+  };
+}
+
+LinearOperator makeModalLaplacianShiftPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
+                                                     const std::vector<char> &boundaryMask, int blocks) {
+  const spectral::SpectralAxis &z = grid.axis(2);
+  if (!z.isPeriodic())
+    throw std::invalid_argument("the modal Laplacian preconditioner needs a Fourier third axis");
+  const std::array<int, 3> n = grid.extents();
+  const Eigen::Index plane = static_cast<Eigen::Index>(n[0]) * n[1], N = plane * n[2];
+  if (!boundaryMask.empty() && static_cast<Eigen::Index>(boundaryMask.size()) != N)
+    throw std::invalid_argument("boundary mask size differs from the grid size");
+  std::vector<char> planeMask(static_cast<size_t>(plane), 0);
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < n[1]; ++j) {
+      size_t q = static_cast<size_t>(i) * static_cast<size_t>(n[1]) + static_cast<size_t>(j);
+      char first = boundaryMask.empty() ? 0 : boundaryMask[grid.index(i, j, 0)];
+      for (int k = 1; k < n[2] && !boundaryMask.empty(); ++k)
+        if (boundaryMask[grid.index(i, j, k)] != first)
+          throw std::invalid_argument("the modal Laplacian preconditioner needs a boundary mask constant along axis 2");
+      planeMask[q] = first;
+    }
+  // Eigenvalue of d^2/dz^2 for each real Fourier coefficient (layout a0, a1, b1, ..., [a_{n/2}]).
+  const double wave = 2.0 * 3.14159265358979323846 / z.period();
+  std::vector<double> lambda(static_cast<size_t>(n[2]));
+  for (int m = 0; m < n[2]; ++m) {
+    int k = (m + 1) / 2;
+    lambda[static_cast<size_t>(m)] = -(wave * k) * (wave * k);
+  }
+  // The 2-D collocation Laplacian over axes 0 and 1 on one z-plane.
+  Eigen::MatrixXd L2 = Eigen::MatrixXd::Zero(plane, plane);
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < n[1]; ++j) {
+      Eigen::Index row = static_cast<Eigen::Index>(i) * n[1] + j;
+      for (int m = 0; m < n[0]; ++m)
+        L2(row, static_cast<Eigen::Index>(m) * n[1] + j) += grid.axis(0).secondDerivative()(i, m);
+      for (int m = 0; m < n[1]; ++m)
+        L2(row, static_cast<Eigen::Index>(i) * n[1] + m) += grid.axis(1).secondDerivative()(j, m);
+    }
+  auto factors = std::make_shared<std::vector<Eigen::PartialPivLU<Eigen::MatrixXd>>>();
+  for (int m = 0; m < n[2]; ++m) {
+    Eigen::MatrixXd A = L2;
+    A.diagonal().array() += lambda[static_cast<size_t>(m)] + shift;
+    for (Eigen::Index q = 0; q < plane; ++q)
+      if (planeMask[static_cast<size_t>(q)]) {
+        A.row(q).setZero();
+        A(q, q) = 1.0;
+      }
+    factors->emplace_back(A);
+  }
+  const Eigen::MatrixXd analysis = z.analysisMatrix(), synthesis = z.synthesisMatrix();
+  const int nz = n[2];
+  return [factors, analysis, synthesis, plane, N, nz, blocks](const Vector &x, Vector &y) {
+    y.resize(x.size());
+    for (int b = 0; b < blocks; ++b) {
+      // Flat storage is (plane index) * nz + k: view one block as a plane x nz matrix.
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> in(x.data() + b * N, plane, nz);
+      Eigen::MatrixXd modes = in * analysis.transpose(); // plane x nz coefficients
+      for (int m = 0; m < nz; ++m)
+        modes.col(m) = (*factors)[static_cast<size_t>(m)].solve(modes.col(m));
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> out(y.data() + b * N, plane, nz);
+      out = modes * synthesis.transpose();
+    }
   };
 }
 

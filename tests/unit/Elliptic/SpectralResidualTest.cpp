@@ -127,3 +127,29 @@ TEST(SpectralUnknownMap, BoundaryFactorBundleIsTheProductRule) {
   EXPECT_DOUBLE_EQ(bundle[7], 2 * 2 * q[0] * q[0]);            // d11 = 2 s' v_1
   EXPECT_DOUBLE_EQ(bundle[8], 2 * 1.0);                        // d12 = s' v_2
 }
+
+#include "tensorium_mlir/Elliptic/Preconditioners.h"
+
+TEST(Preconditioners, ModalLaplacianEqualsTheDenseOracle) {
+  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(7), spectral::SpectralAxis::chebyshevGaussLobatto(6),
+                                spectral::SpectralAxis::fourier(8));
+  std::vector<char> mask(grid.size(), 0);
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 8; ++k)
+        mask[grid.index(i, j, k)] = i == 0 || i == 6 || j == 0 || j == 5;
+  LinearOperator dense = makeDenseLaplacianShiftPreconditioner(grid, -0.7, mask, 2);
+  LinearOperator modal = makeModalLaplacianShiftPreconditioner(grid, -0.7, mask, 2);
+  Vector x(2 * static_cast<Eigen::Index>(grid.size())), a, b;
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    x(i) = std::sin(0.37 * static_cast<double>(i)) + 0.1;
+  dense(x, a);
+  modal(x, b);
+  EXPECT_LT((a - b).cwiseAbs().maxCoeff(), 1e-10 * a.cwiseAbs().maxCoeff());
+  // A grid without a Fourier third axis is rejected.
+  EXPECT_THROW(makeModalLaplacianShiftPreconditioner(
+                   spectral::SpectralGrid3D(spectral::SpectralAxis::chebyshevGaussLobatto(4), spectral::SpectralAxis::chebyshevGaussLobatto(4),
+                                            spectral::SpectralAxis::chebyshevGaussLobatto(4)),
+                   0.0, {}),
+               std::invalid_argument);
+}
