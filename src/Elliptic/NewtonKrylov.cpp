@@ -14,6 +14,7 @@ const char *newtonStatusName(NewtonStatus status) {
   case NewtonStatus::NonFiniteResidual: return "non-finite residual";
   case NewtonStatus::SingularJacobian: return "singular Jacobian";
   case NewtonStatus::LinearSolveFailed: return "linear solve failed";
+  case NewtonStatus::InvalidProblem: return "invalid problem";
   }
   return "unknown";
 }

@@ -1,8 +1,7 @@
 // tensorium-converge: manufactured-solution resolution studies of the generated spectral
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
-#include "tensorium_mlir/Elliptic/Preconditioners.h"
-#include "tensorium_mlir/Elliptic/SpectralResidual.h"
+#include "tensorium_mlir/Elliptic/SpectralNewton.h"
 
 #include <chrono>
 #include <cmath>
@@ -115,32 +114,25 @@ std::vector<Manufactured> suites() {
 /// restarted GMRES with one.
 struct SolverChoice {
   SpectralPreconditionerKind preconditioner = SpectralPreconditionerKind::None;
+  bool progress = false;
 };
 SolverChoice gSolver;
 
-void configureLinearSolve(NewtonOptions &options, NonlinearProblem &nl, const spectral::SpectralGrid3D &grid,
-                          const std::vector<char> &mask, int blocks) {
-  options.absoluteTolerance = 1e-12;
+SpectralNewtonOptions newtonOptions() {
+  SpectralNewtonOptions options;
+  options.tolerance = 1e-12;
+  options.autoPreconditioner = false;
+  options.preconditioner = gSolver.preconditioner;
+  options.progress = gSolver.progress ? &std::cerr : nullptr;
   if (gSolver.preconditioner == SpectralPreconditionerKind::None) {
-    options.linearSolve = LinearSolveKind::Dense;
-    return;
-  }
-  options.linearSolve = LinearSolveKind::Gmres;
-  options.gmresForcing = 1e-10;
-  options.gmres.restart = 50;
-  options.gmres.maxIterations = 2000;
-  if (gSolver.preconditioner == SpectralPreconditionerKind::DenseLaplacianShift ||
-      gSolver.preconditioner == SpectralPreconditionerKind::ModalLaplacianShift) {
-    LinearOperator M = gSolver.preconditioner == SpectralPreconditionerKind::DenseLaplacianShift
-                           ? makeDenseLaplacianShiftPreconditioner(grid, 0.0, mask, blocks)
-                           : makeModalLaplacianShiftPreconditioner(grid, 0.0, mask, blocks);
-    nl.preconditioner = [M](const Vector &) { return M; };
+    options.linearSolve = SpectralLinearSolveKind::Dense;
   } else {
-    auto jvp = nl.jacobianVector;
-    nl.preconditioner = [jvp](const Vector &u) {
-      return makeDiagonalJvpPreconditioner([&](const Vector &v, Vector &out) { jvp(u, v, out); }, u.size());
-    };
+    options.linearSolve = SpectralLinearSolveKind::Gmres;
+    options.gmresForcing = 1e-10;
+    options.gmres.restart = 50;
+    options.gmres.maxIterations = 2000;
   }
+  return options;
 }
 
 struct Row {
@@ -208,15 +200,8 @@ Row solveAt(const Manufactured &m, const Module &module, int n) {
           problem.boundaryValues[p] = m.exact(x);
         }
       }
-  NonlinearProblem nl;
-  nl.residual = [&](const Vector &v, Vector &F) { F = assembleSpectralResidual(problem, v).F; };
-  nl.jacobianVector = [&](const Vector &v, const Vector &d, Vector &Jv) {
-    Jv = evaluateSpectralJacobianVectorProduct(problem, v, d);
-  };
   auto start = std::chrono::steady_clock::now(); // includes the preconditioner's set-up
-  NewtonOptions options;
-  configureLinearSolve(options, nl, grid, problem.boundaryMask, 1);
-  NewtonResult r = solveNewton(nl, u, options);
+  SpectralNewtonResult r = solveSpectralNewton(problem, u, newtonOptions());
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   row.newton = r.iterations;
   row.krylov = r.krylovIterations;
@@ -268,15 +253,8 @@ Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
           }
         }
   }
-  NonlinearProblem nl;
-  nl.residual = [&](const Vector &v, Vector &F) { F = assembleSpectralResidualSystem(problem, v).F; };
-  nl.jacobianVector = [&](const Vector &v, const Vector &d, Vector &Jv) {
-    Jv = evaluateSpectralResidualSystemJacobianVectorProduct(problem, v, d);
-  };
   auto start = std::chrono::steady_clock::now(); // includes the preconditioner's set-up
-  NewtonOptions options;
-  configureLinearSolve(options, nl, grid, problem.boundaryMask, unknowns);
-  NewtonResult r = solveNewton(nl, U, options);
+  SpectralNewtonResult r = solveSpectralNewton(problem, U, newtonOptions());
   row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   row.newton = r.iterations;
   row.krylov = r.krylovIterations;
@@ -307,7 +285,7 @@ int usage(const char *message) {
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
                "                                            modal-laplacian-shift]\n"
-               "                          [--kernel-dir DIR]\n"
+               "                          [--progress] [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"
                "suites: poisson, nonlinear-toy, lichnerowicz, two-field\n";
@@ -338,6 +316,8 @@ int main(int argc, char **argv) {
         kernelDir = argv[++i];
       else if (arg == "--json")
         json = true;
+      else if (arg == "--progress")
+        gSolver.progress = true;
       else if (arg == "--preconditioner" && i + 1 < argc)
         gSolver.preconditioner = parsePreconditioner(argv[++i]);
       else

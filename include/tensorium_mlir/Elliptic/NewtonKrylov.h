@@ -42,7 +42,9 @@ GmresResult solveGmres(const LinearOperator &A, const Vector &b, Vector &x, cons
 
 enum class LinearSolveKind { Auto, Dense, Gmres };
 
-enum class NewtonStatus { Converged, MaxIterations, Stagnation, NonFiniteResidual, SingularJacobian, LinearSolveFailed };
+enum class NewtonStatus {
+  Converged, MaxIterations, Stagnation, NonFiniteResidual, SingularJacobian, LinearSolveFailed, InvalidProblem
+};
 const char *newtonStatusName(NewtonStatus status);
 
 struct NewtonProgress {

@@ -153,3 +153,50 @@ TEST(Preconditioners, ModalLaplacianEqualsTheDenseOracle) {
                    0.0, {}),
                std::invalid_argument);
 }
+
+#include "tensorium_mlir/Elliptic/SpectralNewton.h"
+
+#include <sstream>
+
+TEST(SpectralNewton, KrylovPathWithAutomaticPreconditionerAndProgress) {
+  ToyProblem toy(8);
+  Vector v = toy.solution.array() + 0.05;
+  SpectralNewtonOptions options;
+  options.linearSolve = SpectralLinearSolveKind::Gmres;
+  options.tolerance = 1e-12;
+  options.gmresForcing = 1e-10;
+  std::ostringstream log;
+  options.progress = &log;
+  SpectralNewtonResult r = solveSpectralNewton(toy.problem, v, options);
+  ASSERT_TRUE(r.converged()) << r.message;
+  EXPECT_TRUE(r.usedKrylov);
+  EXPECT_EQ(r.preconditioner, SpectralPreconditionerKind::ModalLaplacianShift); // Fourier third axis
+  EXPECT_LT((v - toy.solution).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NE(log.str().find("newton   1"), std::string::npos);
+  EXPECT_NE(log.str().find("krylov"), std::string::npos);
+}
+
+TEST(SpectralNewton, FailuresAreStatusesWithMessages) {
+  ToyProblem toy(4);
+  SpectralNewtonOptions options;
+  Vector nan = toy.solution;
+  nan(3) = std::nan("");
+  EXPECT_EQ(solveSpectralNewton(toy.problem, nan, options).status, NewtonStatus::NonFiniteResidual);
+  Vector wrong = Vector::Zero(5);
+  SpectralNewtonResult bad = solveSpectralNewton(toy.problem, wrong, options);
+  EXPECT_EQ(bad.status, NewtonStatus::InvalidProblem);
+  EXPECT_NE(bad.message.find("initial guess has 5 entries"), std::string::npos);
+  // A pure periodic Laplacian (mass = alpha = 0) has constants in its null space.
+  ToyProblem singular(4);
+  singular.problem.setParameter("mass", 0.0);
+  singular.problem.setParameter("alpha", 0.0);
+  Vector v = singular.solution;
+  EXPECT_EQ(solveSpectralNewton(singular.problem, v, options).status, NewtonStatus::SingularJacobian);
+  // Too few iterations to converge from far away: a status, not a wrong answer.
+  options.maxNewtonIterations = 1;
+  options.tolerance = 1e-14;
+  Vector far = toy.solution.array() + 0.5;
+  SpectralNewtonResult r = solveSpectralNewton(toy.problem, far, options);
+  EXPECT_FALSE(r.converged());
+  EXPECT_FALSE(r.message.empty());
+}

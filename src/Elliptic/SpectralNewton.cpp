@@ -1,0 +1,145 @@
+#include "tensorium_mlir/Elliptic/SpectralNewton.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tensorium_mlir::elliptic {
+
+namespace {
+
+bool maskConstantAlongAxis2(const spectral::SpectralGrid3D &grid, const std::vector<char> &mask) {
+  if (mask.empty())
+    return true;
+  std::array<int, 3> n = grid.extents();
+  for (int i = 0; i < n[0]; ++i)
+    for (int j = 0; j < n[1]; ++j)
+      for (int k = 1; k < n[2]; ++k)
+        if (mask[grid.index(i, j, k)] != mask[grid.index(i, j, 0)])
+          return false;
+  return true;
+}
+
+SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vector<char> &mask, int blocks,
+                           NonlinearProblem nl, Vector &u, const SpectralNewtonOptions &options) {
+  SpectralNewtonResult result;
+  const Eigen::Index n = u.size();
+  NewtonOptions newton;
+  newton.maxIterations = options.maxNewtonIterations;
+  newton.absoluteTolerance = options.tolerance;
+  newton.linearSolve = options.linearSolve;
+  newton.denseJacobianMaxUnknowns = options.denseJacobianMaxUnknowns;
+  newton.gmres = options.gmres;
+  newton.gmresForcing = options.gmresForcing;
+  result.usedKrylov = options.linearSolve == LinearSolveKind::Gmres ||
+                      (options.linearSolve == LinearSolveKind::Auto && n > options.denseJacobianMaxUnknowns);
+  if (result.usedKrylov) {
+    SpectralPreconditionerKind kind = options.preconditioner;
+    if (options.autoPreconditioner) {
+      if (grid.axis(2).isPeriodic() && maskConstantAlongAxis2(grid, mask))
+        kind = SpectralPreconditionerKind::ModalLaplacianShift;
+      else if (static_cast<Eigen::Index>(grid.size()) <= 8 * static_cast<Eigen::Index>(options.denseJacobianMaxUnknowns))
+        kind = SpectralPreconditionerKind::DenseLaplacianShift;
+      else
+        kind = SpectralPreconditionerKind::DiagonalJVP;
+    }
+    result.preconditioner = kind;
+    // Laplacian preconditioners approximate J = laplacian + reaction: estimate the reaction as
+    // the mean of J(u0) applied to a constant (the laplacian of a constant vanishes).
+    double shift = options.preconditionerShift;
+    if (options.autoPreconditioner && shift == 0.0 && nl.jacobianVector) {
+      Vector ones = Vector::Ones(n), reaction(n);
+      nl.jacobianVector(u, ones, reaction);
+      double sum = 0.0;
+      Eigen::Index count = 0;
+      for (Eigen::Index i = 0; i < n; ++i)
+        if (mask.empty() || !mask[static_cast<size_t>(i % static_cast<Eigen::Index>(grid.size()))]) {
+          sum += reaction(i);
+          ++count;
+        }
+      if (count && std::isfinite(sum))
+        shift = sum / static_cast<double>(count);
+    }
+    switch (kind) {
+    case SpectralPreconditionerKind::None: break;
+    case SpectralPreconditionerKind::DiagonalJVP: {
+      auto jvp = nl.jacobianVector;
+      nl.preconditioner = [jvp](const Vector &at) {
+        return makeDiagonalJvpPreconditioner([&](const Vector &v, Vector &out) { jvp(at, v, out); }, at.size());
+      };
+      break;
+    }
+    case SpectralPreconditionerKind::DenseLaplacianShift:
+    case SpectralPreconditionerKind::ModalLaplacianShift: {
+      LinearOperator M = kind == SpectralPreconditionerKind::DenseLaplacianShift
+                             ? makeDenseLaplacianShiftPreconditioner(grid, shift, mask, blocks)
+                             : makeModalLaplacianShiftPreconditioner(grid, shift, mask, blocks);
+      nl.preconditioner = [M](const Vector &) { return M; };
+      break;
+    }
+    }
+  }
+  if (options.progress) {
+    std::ostream &os = *options.progress;
+    newton.gmres.monitor = [&os](const KrylovProgress &p) {
+      char line[96];
+      std::snprintf(line, sizeof line, "    krylov %4d  |r| = %.3e\n", p.iteration, p.residualNorm);
+      os << line;
+    };
+    newton.monitor = [&os](const NewtonProgress &p) {
+      char line[128];
+      std::snprintf(line, sizeof line, "  newton %3d  |F| = %.3e  step %.3g  krylov %d\n", p.iteration, p.residualNorm,
+                    p.step, p.krylovIterations);
+      os << line;
+    };
+  }
+  NewtonResult r = solveNewton(nl, u, newton);
+  static_cast<NewtonResult &>(result) = r;
+  return result;
+}
+
+SpectralNewtonResult invalid(const std::exception &e) {
+  SpectralNewtonResult r;
+  r.status = NewtonStatus::InvalidProblem;
+  r.message = e.what();
+  return r;
+}
+
+} // namespace
+
+SpectralNewtonResult solveSpectralNewton(const SpectralResidualProblem &problem, Vector &v,
+                                         const SpectralNewtonOptions &options) {
+  try {
+    problem.validate();
+    if (static_cast<size_t>(v.size()) != problem.grid->size())
+      throw ProblemError("initial guess has " + std::to_string(v.size()) + " entries, the grid " +
+                         std::to_string(problem.grid->size()));
+    NonlinearProblem nl;
+    nl.residual = [&](const Vector &x, Vector &F) { F = assembleSpectralResidual(problem, x).F; };
+    nl.jacobianVector = [&](const Vector &x, const Vector &d, Vector &Jv) {
+      Jv = evaluateSpectralJacobianVectorProduct(problem, x, d);
+    };
+    return solve(*problem.grid, problem.boundaryMask, 1, nl, v, options);
+  } catch (const std::invalid_argument &e) {
+    return invalid(e);
+  }
+}
+
+SpectralNewtonResult solveSpectralNewton(const SpectralResidualSystemProblem &problem, Vector &U,
+                                         const SpectralNewtonOptions &options) {
+  try {
+    problem.validate();
+    const size_t expected = problem.grid->size() * static_cast<size_t>(problem.system->unknown_count);
+    if (static_cast<size_t>(U.size()) != expected)
+      throw ProblemError("initial guess has " + std::to_string(U.size()) + " entries, expected " + std::to_string(expected));
+    NonlinearProblem nl;
+    nl.residual = [&](const Vector &x, Vector &F) { F = assembleSpectralResidualSystem(problem, x).F; };
+    nl.jacobianVector = [&](const Vector &x, const Vector &d, Vector &Jv) {
+      Jv = evaluateSpectralResidualSystemJacobianVectorProduct(problem, x, d);
+    };
+    return solve(*problem.grid, problem.boundaryMask, problem.system->unknown_count, nl, U, options);
+  } catch (const std::invalid_argument &e) {
+    return invalid(e);
+  }
+}
+
+} // namespace tensorium_mlir::elliptic
