@@ -115,6 +115,7 @@ std::vector<Manufactured> suites() {
 struct SolverChoice {
   SpectralPreconditionerKind preconditioner = SpectralPreconditionerKind::None;
   bool progress = false;
+  int fourierPoints = 0; // 0: as many as the Chebyshev axes
 };
 SolverChoice gSolver;
 
@@ -169,7 +170,7 @@ Row solveAt(const Manufactured &m, const Module &module, int n) {
   Row row;
   row.n = n;
   spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                spectral::SpectralAxis::fourier(n));
+                                spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
   const size_t N = grid.size();
   row.unknowns = N;
   SpectralResidualProblem problem;
@@ -190,7 +191,7 @@ Row solveAt(const Manufactured &m, const Module &module, int n) {
   Vector exact(static_cast<Eigen::Index>(N)), u(static_cast<Eigen::Index>(N));
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      for (int k = 0; k < n; ++k) {
+      for (int k = 0; k < grid.extents()[2]; ++k) {
         size_t p = grid.index(i, j, k);
         auto x = grid.physicalPoint(p);
         exact(static_cast<Eigen::Index>(p)) = m.exact(x);
@@ -215,7 +216,7 @@ Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
   Row row;
   row.n = n;
   spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                spectral::SpectralAxis::fourier(n));
+                                spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
   const size_t N = grid.size();
   SpectralResidualSystemProblem problem;
   problem.grid = &grid;
@@ -241,7 +242,7 @@ Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
     auto solution = m.unknowns.at(sys.unknown_names[q]);
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
-        for (int k = 0; k < n; ++k) {
+        for (int k = 0; k < grid.extents()[2]; ++k) {
           size_t p = grid.index(i, j, k);
           auto x = grid.physicalPoint(p);
           Eigen::Index at = static_cast<Eigen::Index>(static_cast<size_t>(q) * N + p);
@@ -285,7 +286,7 @@ int usage(const char *message) {
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
                "                                            modal-laplacian-shift]\n"
-               "                          [--progress] [--kernel-dir DIR]\n"
+               "                          [--progress] [--fourier-points N] [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"
                "suites: poisson, nonlinear-toy, lichnerowicz, two-field\n";
@@ -318,6 +319,10 @@ int main(int argc, char **argv) {
         json = true;
       else if (arg == "--progress")
         gSolver.progress = true;
+      else if (arg == "--fourier-points" && i + 1 < argc) {
+        std::vector<int> one = parseList(std::string(argv[++i]) + ",3,3");
+        gSolver.fourierPoints = one[0];
+      }
       else if (arg == "--preconditioner" && i + 1 < argc)
         gSolver.preconditioner = parsePreconditioner(argv[++i]);
       else
