@@ -725,40 +725,37 @@ private:
 
   // ------------------------------------------------------------ fd grid kernels
 
-  void planGrid(std::vector<KernelPlan> &out, ComputeKind kind) {
-    const bool rhs = kind == ComputeKind::Evolution;
-    ScalarGraph g;
-    struct Target {
-      std::string bufferName;
-      const FieldDecl *field;
-      std::vector<NodeId> values;
-    };
+  /// Every `dt` (evolution) or `residual` (constraints) target of the module, scalarized in
+  /// `mode`; temporaries are per block. Outputs of `dt X` are the buffers `dX`.
+  struct Target {
+    std::string bufferName;
+    const FieldDecl *field;
+    std::vector<NodeId> values;
+  };
+  std::vector<Target> scalarizeTargets(ScalarGraph &g, ComputeKind kind, Mode mode) {
     std::vector<Target> targets;
-    bool any = false;
     for (const ComputeBlock &block : m_.blocks) {
       if (block.kind != kind)
         continue;
-      any = true;
-      if (m_.sim.scheme == Scheme::Spectral && rhs) {
-        d_.error(block.nameRange, "evolution blocks need 'scheme = fd'; spectral grids only "
-                                  "provide residual kernels");
-        throw CodeGenError{};
-      }
-      Scalarizer s(m_, o_, d_, g, Mode::FiniteDifference);
+      Scalarizer s(m_, o_, d_, g, mode);
       for (const Stmt &st : block.statements) {
         if (st.kind == StmtKind::Temporary) {
           s.defineTemporary(st);
           continue;
         }
         const FieldDecl &f = *st.field;
-        Target t;
-        t.field = &f;
-        t.bufferName = rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name;
-        t.values = evaluateTarget(s, st, f);
-        targets.push_back(std::move(t));
+        targets.push_back({kind == ComputeKind::Evolution ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name,
+                           &f, evaluateTarget(s, st, f)});
       }
     }
-    if (!any || targets.empty())
+    return targets;
+  }
+
+  void planGrid(std::vector<KernelPlan> &out, ComputeKind kind) {
+    const bool rhs = kind == ComputeKind::Evolution;
+    ScalarGraph g;
+    std::vector<Target> targets = scalarizeTargets(g, kind, Mode::FiniteDifference);
+    if (targets.empty())
       return;
 
     std::vector<NodeId> roots;
@@ -853,26 +850,7 @@ private:
   void planSymbolic(std::vector<KernelPlan> &out, ComputeKind kind) {
     const bool rhs = kind == ComputeKind::Evolution;
     ScalarGraph g;
-    struct Target {
-      std::string name;
-      std::vector<NodeId> values;
-    };
-    std::vector<Target> targets;
-    for (const ComputeBlock &block : m_.blocks) {
-      if (block.kind != kind)
-        continue;
-      Scalarizer s(m_, o_, d_, g, Mode::Symbolic);
-      for (const Stmt &st : block.statements) {
-        if (st.kind == StmtKind::Temporary) {
-          s.defineTemporary(st);
-          continue;
-        }
-        const FieldDecl &f = *st.field;
-        Target t{rhs ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name, {}};
-        t.values = evaluateTarget(s, st, f);
-        targets.push_back(std::move(t));
-      }
-    }
+    std::vector<Target> targets = scalarizeTargets(g, kind, Mode::Symbolic);
     if (targets.empty())
       return;
     std::vector<NodeId> roots;
@@ -925,9 +903,9 @@ private:
     std::vector<int> targetArg;
     for (const Target &t : targets) {
       targetArg.push_back(static_cast<int>(plan.args.size()));
-      plan.args.push_back({t.name, ArgType::FixedBuffer, ArgRole::Output, static_cast<int64_t>(t.values.size()),
+      plan.args.push_back({t.bufferName, ArgType::FixedBuffer, ArgRole::Output, static_cast<int64_t>(t.values.size()),
                            static_cast<unsigned>(t.values.size()), false, true});
-      plan.outputNames.push_back(t.name);
+      plan.outputNames.push_back(t.bufferName);
     }
     std::unordered_map<NodeId, NodeId> memo;
     auto mapLeaf = [&](const Leaf &l, ScalarGraph &tg) -> NodeId {
