@@ -166,11 +166,30 @@ private:
   const tensorium_module_tables *tables_ = nullptr;
 };
 
+/// n x n Chebyshev-Gauss-Lobatto points on [-1, 1]^2 times a Fourier period in z.
+spectral::SpectralGrid3D studyGrid(int n) {
+  return spectral::SpectralGrid3D(spectral::SpectralAxis::chebyshevGaussLobatto(n),
+                                  spectral::SpectralAxis::chebyshevGaussLobatto(n),
+                                  spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
+}
+
+/// Solves from `u`, timing the solve with the preconditioner's set-up, and fills the row.
+template <typename Problem> Row solveAndMeasure(Row row, const Problem &problem, Vector &u, const Vector &exact) {
+  auto start = std::chrono::steady_clock::now();
+  SpectralNewtonResult r = solveSpectralNewton(problem, u, newtonOptions());
+  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  row.newton = r.iterations;
+  row.krylov = r.krylovIterations;
+  row.residual = r.residualNorm;
+  row.status = newtonStatusName(r.status);
+  row.error = (u - exact).cwiseAbs().maxCoeff();
+  return row;
+}
+
 Row solveAt(const Manufactured &m, const Module &module, int n) {
   Row row;
   row.n = n;
-  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
+  spectral::SpectralGrid3D grid = studyGrid(n);
   const size_t N = grid.size();
   row.unknowns = N;
   SpectralResidualProblem problem;
@@ -201,22 +220,13 @@ Row solveAt(const Manufactured &m, const Module &module, int n) {
           problem.boundaryValues[p] = m.exact(x);
         }
       }
-  auto start = std::chrono::steady_clock::now(); // includes the preconditioner's set-up
-  SpectralNewtonResult r = solveSpectralNewton(problem, u, newtonOptions());
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  row.newton = r.iterations;
-  row.krylov = r.krylovIterations;
-  row.residual = r.residualNorm;
-  row.status = newtonStatusName(r.status);
-  row.error = (u - exact).cwiseAbs().maxCoeff();
-  return row;
+  return solveAndMeasure(row, problem, u, exact);
 }
 
 Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
   Row row;
   row.n = n;
-  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
+  spectral::SpectralGrid3D grid = studyGrid(n);
   const size_t N = grid.size();
   SpectralResidualSystemProblem problem;
   problem.grid = &grid;
@@ -254,15 +264,7 @@ Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
           }
         }
   }
-  auto start = std::chrono::steady_clock::now(); // includes the preconditioner's set-up
-  SpectralNewtonResult r = solveSpectralNewton(problem, U, newtonOptions());
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  row.newton = r.iterations;
-  row.krylov = r.krylovIterations;
-  row.residual = r.residualNorm;
-  row.status = newtonStatusName(r.status);
-  row.error = (U - exact).cwiseAbs().maxCoeff();
-  return row;
+  return solveAndMeasure(row, problem, U, exact);
 }
 
 std::vector<int> parseList(const std::string &text) {
