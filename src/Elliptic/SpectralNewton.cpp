@@ -68,6 +68,11 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
       };
       break;
     }
+    case SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift: {
+      LinearOperator M = makeMappedFiniteDifferencePreconditioner(grid, shift, mask, blocks);
+      nl.preconditioner = [M](const Vector &) { return M; };
+      break;
+    }
     case SpectralPreconditionerKind::DenseLaplacianShift:
     case SpectralPreconditionerKind::ModalLaplacianShift: {
       LinearOperator M = kind == SpectralPreconditionerKind::DenseLaplacianShift

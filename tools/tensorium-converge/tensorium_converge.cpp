@@ -287,7 +287,7 @@ int usage(const char *message) {
     std::cerr << "tensorium-converge: error: " << message << "\n";
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
-               "                                            modal-laplacian-shift]\n"
+               "                                            modal-laplacian-shift|mapped-fd-laplacian-shift]\n"
                "                          [--progress] [--fourier-points N] [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"

@@ -9,10 +9,12 @@
 
 namespace tensorium_mlir::elliptic {
 
-enum class SpectralPreconditionerKind { None, DiagonalJVP, DenseLaplacianShift, ModalLaplacianShift };
+enum class SpectralPreconditionerKind {
+  None, DiagonalJVP, DenseLaplacianShift, ModalLaplacianShift, MappedFiniteDifferenceLaplacianShift
+};
 const char *preconditionerName(SpectralPreconditionerKind kind);
-/// Parses none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift; throws
-/// std::invalid_argument otherwise.
+/// Parses none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift,
+/// mapped-fd-laplacian-shift; throws std::invalid_argument otherwise.
 SpectralPreconditionerKind parsePreconditioner(const std::string &name);
 
 /// Jacobi: the Jacobian's diagonal from unit-vector JVPs (n JVPs, so a small-problem tool).
@@ -30,5 +32,28 @@ LinearOperator makeDenseLaplacianShiftPreconditioner(const spectral::SpectralGri
 /// and O(n2 (n0 n1)^2) memory instead of O((n0 n1 n2)^3) and O((n0 n1 n2)^2).
 LinearOperator makeModalLaplacianShiftPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
                                                      const std::vector<char> &boundaryMask, int blocks = 1);
+
+/// Second-order finite-difference (laplacian + shift) on the collocation points, in physical
+/// space through the grid's derivative map: at most seven coefficients per row (the mixed
+/// metric terms are dropped), identity rows on the boundary mask. O(N) memory.
+class MappedFiniteDifferenceOperator {
+public:
+  MappedFiniteDifferenceOperator(const spectral::SpectralGrid3D &grid, double shift, const std::vector<char> &boundaryMask);
+  size_t size() const { return diagonal_.size(); }
+  /// y = A x.
+  void apply(const Vector &x, Vector &y) const;
+  /// `sweeps` symmetric Gauss-Seidel sweeps on A x = b starting from x = 0 (a fixed linear map).
+  void relax(const Vector &b, Vector &x, int sweeps) const;
+
+private:
+  // Row p: diagonal_[p] x_p + sum_{s < 6} offDiagonal_[6 p + s] x_{neighbour_[6 p + s]} (-1: none).
+  std::vector<double> diagonal_, offDiagonal_;
+  std::vector<int64_t> neighbour_;
+};
+
+/// M^-1 = `sweeps` symmetric Gauss-Seidel sweeps of the mapped finite-difference operator.
+LinearOperator makeMappedFiniteDifferencePreconditioner(const spectral::SpectralGrid3D &grid, double shift,
+                                                        const std::vector<char> &boundaryMask, int blocks = 1,
+                                                        int sweeps = 4);
 
 } // namespace tensorium_mlir::elliptic
