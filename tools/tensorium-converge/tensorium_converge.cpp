@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
@@ -288,7 +289,8 @@ int usage(const char *message) {
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
                "                                            modal-laplacian-shift|mapped-fd-laplacian-shift]\n"
-               "                          [--progress] [--fourier-points N] [--kernel-dir DIR]\n"
+               "                          [--plot FILE.png] [--progress] [--fourier-points N]\n"
+               "                          [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"
                "suites: poisson, nonlinear-toy, lichnerowicz, two-field\n";
@@ -306,7 +308,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::vector<int> resolutions{6, 8, 10, 12, 14};
-  std::string csv, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR;
+  std::string csv, plot, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR;
   bool json = false;
   try {
     for (int i = 2; i < argc; ++i) {
@@ -315,6 +317,8 @@ int main(int argc, char **argv) {
         resolutions = parseList(argv[++i]);
       else if (arg == "--csv" && i + 1 < argc)
         csv = argv[++i];
+      else if (arg == "--plot" && i + 1 < argc)
+        plot = argv[++i];
       else if (arg == "--kernel-dir" && i + 1 < argc)
         kernelDir = argv[++i];
       else if (arg == "--json")
@@ -420,6 +424,8 @@ int main(int argc, char **argv) {
   } else {
     std::cout << table.str();
   }
+  if (!plot.empty() && csv.empty())
+    csv = plot + ".csv";
   if (!csv.empty()) {
     std::ofstream out(csv);
     out << "n,unknowns,max_error,residual,newton,krylov,seconds,status\n";
@@ -430,6 +436,17 @@ int main(int argc, char **argv) {
       std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
       return 1;
     }
+  }
+  if (!plot.empty()) {
+    // matplotlib from Debian (python3-matplotlib), Agg backend, through the system interpreter.
+    std::string command = std::string("'") + TENSORIUM_PLOT_PYTHON + "' '" + TENSORIUM_PLOT_SCRIPT + "' '" + csv +
+                          "' '" + plot + "' '" + suite->name + "'";
+    if (std::system(command.c_str()) != 0) {
+      std::cerr << "tensorium-converge: error: plotting failed (needs " << TENSORIUM_PLOT_PYTHON
+                << " with matplotlib: apt-get install python3-matplotlib)\n";
+      return 1;
+    }
+    std::cerr << "wrote " << plot << "\n";
   }
   return pass ? 0 : 1;
 }
