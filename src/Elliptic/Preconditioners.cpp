@@ -11,6 +11,7 @@ const char *preconditionerName(SpectralPreconditionerKind kind) {
   case SpectralPreconditionerKind::DenseLaplacianShift: return "dense-laplacian-shift";
   case SpectralPreconditionerKind::ModalLaplacianShift: return "modal-laplacian-shift";
   case SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift: return "mapped-fd-laplacian-shift";
+  case SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid: return "mapped-fd-multigrid";
   }
   return "none";
 }
@@ -19,12 +20,13 @@ SpectralPreconditionerKind parsePreconditioner(const std::string &name) {
   for (SpectralPreconditionerKind k : {SpectralPreconditionerKind::None, SpectralPreconditionerKind::DiagonalJVP,
                                        SpectralPreconditionerKind::DenseLaplacianShift,
                                        SpectralPreconditionerKind::ModalLaplacianShift,
-                                       SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift})
+                                       SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift,
+                                       SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid})
     if (name == preconditionerName(k))
       return k;
   throw std::invalid_argument("unknown preconditioner '" + name +
                               "' (none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift, "
-                              "mapped-fd-laplacian-shift)");
+                              "mapped-fd-laplacian-shift, mapped-fd-multigrid)");
 }
 
 LinearOperator makeDiagonalJvpPreconditioner(const std::function<void(const Vector &, Vector &)> &jvp, Eigen::Index n) {
@@ -215,8 +217,78 @@ void MappedFiniteDifferenceOperator::apply(const Vector &x, Vector &y) const {
 }
 
 void MappedFiniteDifferenceOperator::relax(const Vector &b, Vector &x, int sweeps) const {
+  x = Vector::Zero(static_cast<Eigen::Index>(size()));
+  smooth(b, x, sweeps);
+}
+
+void MappedFiniteDifferenceOperator::lineSmooth(const spectral::SpectralGrid3D &grid, const Vector &b, Vector &x,
+                                                int sweeps) const {
+  const std::array<int, 3> n = grid.extents();
+  std::vector<double> lower, diag, upper, rhs;
+  auto solveLine = [&](int axis, int f0, int f1) {
+    // The line along `axis` through the other two indices (f0, f1), in axis-index order.
+    const int m = n[static_cast<size_t>(axis)];
+    lower.assign(static_cast<size_t>(m), 0.0);
+    diag.assign(static_cast<size_t>(m), 0.0);
+    upper.assign(static_cast<size_t>(m), 0.0);
+    rhs.assign(static_cast<size_t>(m), 0.0);
+    std::vector<size_t> rows(static_cast<size_t>(m));
+    for (int t = 0; t < m; ++t) {
+      int idx[3];
+      idx[axis] = t;
+      idx[(axis + 1) % 3] = f0;
+      idx[(axis + 2) % 3] = f1;
+      rows[static_cast<size_t>(t)] = grid.index(idx[0], idx[1], idx[2]);
+    }
+    for (int t = 0; t < m; ++t) {
+      const size_t p = rows[static_cast<size_t>(t)];
+      double r = b(static_cast<Eigen::Index>(p));
+      for (size_t slot = 0; slot < 6; ++slot) {
+        int64_t q = neighbour_[6 * p + slot];
+        if (q < 0)
+          continue;
+        bool onLine = slot / 2 == static_cast<size_t>(axis);
+        if (onLine && slot % 2 == 0 && t > 0 && static_cast<size_t>(q) == rows[static_cast<size_t>(t - 1)])
+          lower[static_cast<size_t>(t)] = offDiagonal_[6 * p + slot];
+        else if (onLine && slot % 2 == 1 && t + 1 < m && static_cast<size_t>(q) == rows[static_cast<size_t>(t + 1)])
+          upper[static_cast<size_t>(t)] = offDiagonal_[6 * p + slot];
+        else
+          r -= offDiagonal_[6 * p + slot] * x(q);
+      }
+      diag[static_cast<size_t>(t)] = diagonal_[p];
+      rhs[static_cast<size_t>(t)] = r;
+    }
+    // Thomas algorithm.
+    for (int t = 1; t < m; ++t) {
+      double w = lower[static_cast<size_t>(t)] / diag[static_cast<size_t>(t - 1)];
+      diag[static_cast<size_t>(t)] -= w * upper[static_cast<size_t>(t - 1)];
+      rhs[static_cast<size_t>(t)] -= w * rhs[static_cast<size_t>(t - 1)];
+    }
+    double next = 0.0;
+    for (int t = m - 1; t >= 0; --t) {
+      double v = (rhs[static_cast<size_t>(t)] - (t + 1 < m ? upper[static_cast<size_t>(t)] * next : 0.0)) /
+                 diag[static_cast<size_t>(t)];
+      x(static_cast<Eigen::Index>(rows[static_cast<size_t>(t)])) = v;
+      next = v;
+    }
+  };
+  for (int sweep = 0; sweep < sweeps; ++sweep)
+    for (int direction = 0; direction < 2; ++direction)
+      for (int axis = 0; axis < 3; ++axis) {
+        if (grid.axis(axis).isPeriodic())
+          continue;
+        const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
+        for (int s0 = 0; s0 < n[static_cast<size_t>(a1)]; ++s0)
+          for (int s1 = 0; s1 < n[static_cast<size_t>(a2)]; ++s1) {
+            int f0 = direction == 0 ? s0 : n[static_cast<size_t>(a1)] - 1 - s0;
+            int f1 = direction == 0 ? s1 : n[static_cast<size_t>(a2)] - 1 - s1;
+            solveLine(axis, f0, f1);
+          }
+      }
+}
+
+void MappedFiniteDifferenceOperator::smooth(const Vector &b, Vector &x, int sweeps) const {
   const size_t N = size();
-  x = Vector::Zero(static_cast<Eigen::Index>(N));
   auto update = [&](size_t p) {
     double sum = b(static_cast<Eigen::Index>(p));
     for (size_t s = 0; s < 6; ++s)
@@ -243,6 +315,165 @@ LinearOperator makeMappedFiniteDifferencePreconditioner(const spectral::Spectral
       op->relax(x.segment(b * N, N), block, sweeps);
       y.segment(b * N, N) = block;
     }
+  };
+}
+
+namespace {
+
+bool canHalve(const spectral::SpectralAxis &axis) {
+  int n = axis.size();
+  if (axis.kind() == spectral::AxisKind::Fourier)
+    return n % 2 == 0 && n >= 4;
+  return axis.kind() == spectral::AxisKind::ChebyshevGaussLobatto && n % 2 == 1 && n >= 5;
+}
+
+spectral::SpectralAxis halved(const spectral::SpectralAxis &axis) {
+  if (axis.kind() == spectral::AxisKind::Fourier)
+    return spectral::SpectralAxis::fourier(axis.size() / 2, axis.period(), axis.lower());
+  return spectral::SpectralAxis::chebyshevGaussLobatto((axis.size() + 1) / 2, axis.lower(), axis.upper());
+}
+
+/// y = (M0 (x) M1 (x) M2) x for a row-major (n0, n1, n2) array, axis by axis.
+Vector applyTensor(const std::array<Eigen::MatrixXd, 3> &M, const Vector &x) {
+  std::array<Eigen::Index, 3> dims{M[0].cols(), M[1].cols(), M[2].cols()};
+  Vector cur = x;
+  for (int a = 0; a < 3; ++a) {
+    std::array<Eigen::Index, 3> outDims = dims;
+    outDims[static_cast<size_t>(a)] = M[static_cast<size_t>(a)].rows();
+    Vector next = Vector::Zero(outDims[0] * outDims[1] * outDims[2]);
+    for (Eigen::Index i = 0; i < outDims[0]; ++i)
+      for (Eigen::Index j = 0; j < outDims[1]; ++j)
+        for (Eigen::Index k = 0; k < outDims[2]; ++k) {
+          Eigen::Index o[3] = {i, j, k};
+          double sum = 0.0;
+          for (Eigen::Index m = 0; m < dims[static_cast<size_t>(a)]; ++m) {
+            Eigen::Index s[3] = {i, j, k};
+            s[a] = m;
+            sum += M[static_cast<size_t>(a)](o[a], m) * cur((s[0] * dims[1] + s[1]) * dims[2] + s[2]);
+          }
+          next((i * outDims[1] + j) * outDims[2] + k) = sum;
+        }
+    cur = std::move(next);
+    dims = outDims;
+  }
+  return cur;
+}
+
+struct MultigridLevel {
+  spectral::SpectralGrid3D grid;
+  std::shared_ptr<MappedFiniteDifferenceOperator> op;
+  std::array<Eigen::MatrixXd, 3> prolong; // to this level from the next coarser one
+  std::array<Eigen::MatrixXd, 3> restriction;
+};
+
+struct MultigridHierarchy {
+  std::vector<MultigridLevel> levels;
+  Eigen::PartialPivLU<Eigen::MatrixXd> coarse;
+  MultigridOptions options;
+
+  Vector vcycle(size_t l, const Vector &b) const {
+    const MultigridLevel &level = levels[l];
+    if (l + 1 == levels.size())
+      return coarse.solve(b);
+    Vector x = Vector::Zero(b.size()), Ax;
+    level.op->lineSmooth(level.grid, b, x, options.preSmoothing);
+    level.op->apply(x, Ax);
+    Vector coarseResidual = applyTensor(level.restriction, b - Ax);
+    x += applyTensor(level.prolong, vcycle(l + 1, coarseResidual));
+    level.op->lineSmooth(level.grid, b, x, options.postSmoothing);
+    return x;
+  }
+};
+
+std::vector<spectral::SpectralGrid3D> hierarchyGrids(const spectral::SpectralGrid3D &grid, const MultigridOptions &options) {
+  std::vector<spectral::SpectralGrid3D> grids{grid};
+  while (grids.back().size() > options.coarsestMaxUnknowns) {
+    const spectral::SpectralGrid3D &g = grids.back();
+    bool any = false;
+    std::array<spectral::SpectralAxis, 3> axes{g.axis(0), g.axis(1), g.axis(2)};
+    for (int a = 0; a < 3; ++a)
+      if (canHalve(axes[static_cast<size_t>(a)])) {
+        axes[static_cast<size_t>(a)] = halved(axes[static_cast<size_t>(a)]);
+        any = true;
+      }
+    if (!any)
+      break;
+    spectral::SpectralGrid3D coarse(axes[0], axes[1], axes[2]);
+    coarse.setCoordinateMap(grid.coordinateMap());
+    coarse.setDerivativeMap(grid.derivativeMap());
+    grids.push_back(std::move(coarse));
+  }
+  return grids;
+}
+
+} // namespace
+
+int multigridLevelCount(const spectral::SpectralGrid3D &grid, const MultigridOptions &options) {
+  return static_cast<int>(hierarchyGrids(grid, options).size());
+}
+
+LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
+                                                                 const std::vector<char> &boundaryMask, int blocks,
+                                                                 const MultigridOptions &options) {
+  if (!boundaryMask.empty() && boundaryMask.size() != grid.size())
+    throw std::invalid_argument("boundary mask size differs from the grid size");
+  auto h = std::make_shared<MultigridHierarchy>();
+  h->options = options;
+  std::vector<spectral::SpectralGrid3D> grids = hierarchyGrids(grid, options);
+  std::vector<char> mask = boundaryMask;
+  for (size_t l = 0; l < grids.size(); ++l) {
+    if (l > 0 && !mask.empty()) {
+      // Coarse points are the fine points with even indices along each halved axis.
+      const spectral::SpectralGrid3D &fine = grids[l - 1], &coarse = grids[l];
+      std::vector<char> coarseMask(coarse.size(), 0);
+      std::array<int, 3> nc = coarse.extents(), nf = fine.extents();
+      for (int i = 0; i < nc[0]; ++i)
+        for (int j = 0; j < nc[1]; ++j)
+          for (int k = 0; k < nc[2]; ++k) {
+            int fi = nf[0] == nc[0] ? i : 2 * i, fj = nf[1] == nc[1] ? j : 2 * j, fk = nf[2] == nc[2] ? k : 2 * k;
+            coarseMask[coarse.index(i, j, k)] = mask[fine.index(fi, fj, fk)];
+          }
+      mask = std::move(coarseMask);
+    }
+    h->levels.push_back({grids[l], std::make_shared<MappedFiniteDifferenceOperator>(grids[l], shift, mask), {}, {}});
+  }
+  for (size_t l = 0; l + 1 < h->levels.size(); ++l) {
+    MultigridLevel &fine = h->levels[l];
+    const spectral::SpectralGrid3D &coarse = h->levels[l + 1].grid;
+    for (int a = 0; a < 3; ++a) {
+      const spectral::SpectralAxis &fa = fine.grid.axis(a), &ca = coarse.axis(a);
+      Eigen::MatrixXd P(fa.size(), ca.size());
+      for (int i = 0; i < fa.size(); ++i) {
+        std::vector<double> row = ca.interpolationRow(fa.points()[static_cast<size_t>(i)]);
+        for (int m = 0; m < ca.size(); ++m)
+          P(i, m) = row[static_cast<size_t>(m)];
+      }
+      Eigen::MatrixXd R = P.transpose();
+      for (Eigen::Index r = 0; r < R.rows(); ++r) {
+        double sum = R.row(r).sum();
+        if (sum != 0.0)
+          R.row(r) /= sum;
+      }
+      fine.prolong[static_cast<size_t>(a)] = std::move(P);
+      fine.restriction[static_cast<size_t>(a)] = std::move(R);
+    }
+  }
+  const MultigridLevel &last = h->levels.back();
+  const Eigen::Index nc = static_cast<Eigen::Index>(last.op->size());
+  Eigen::MatrixXd A(nc, nc);
+  Vector e = Vector::Zero(nc), col;
+  for (Eigen::Index j = 0; j < nc; ++j) {
+    e(j) = 1.0;
+    last.op->apply(e, col);
+    A.col(j) = col;
+    e(j) = 0.0;
+  }
+  h->coarse.compute(A);
+  const Eigen::Index N = static_cast<Eigen::Index>(grid.size());
+  return [h, N, blocks](const Vector &x, Vector &y) {
+    y.resize(x.size());
+    for (int b = 0; b < blocks; ++b)
+      y.segment(b * N, N) = h->vcycle(0, x.segment(b * N, N));
   };
 }
 

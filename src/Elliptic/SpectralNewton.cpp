@@ -68,8 +68,11 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
       };
       break;
     }
-    case SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift: {
-      LinearOperator M = makeMappedFiniteDifferencePreconditioner(grid, shift, mask, blocks);
+    case SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift:
+    case SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid: {
+      LinearOperator M = kind == SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift
+                             ? makeMappedFiniteDifferencePreconditioner(grid, shift, mask, blocks)
+                             : makeMappedFiniteDifferenceMultigridPreconditioner(grid, shift, mask, blocks);
       nl.preconditioner = [M](const Vector &) { return M; };
       break;
     }

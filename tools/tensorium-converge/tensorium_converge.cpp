@@ -288,7 +288,8 @@ int usage(const char *message) {
     std::cerr << "tensorium-converge: error: " << message << "\n";
   std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
-               "                                            modal-laplacian-shift|mapped-fd-laplacian-shift]\n"
+               "                                            modal-laplacian-shift|mapped-fd-laplacian-shift|\n"
+               "                                            mapped-fd-multigrid]\n"
                "                          [--plot FILE.png] [--progress] [--fourier-points N]\n"
                "                          [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"

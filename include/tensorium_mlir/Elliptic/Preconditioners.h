@@ -10,7 +10,8 @@
 namespace tensorium_mlir::elliptic {
 
 enum class SpectralPreconditionerKind {
-  None, DiagonalJVP, DenseLaplacianShift, ModalLaplacianShift, MappedFiniteDifferenceLaplacianShift
+  None, DiagonalJVP, DenseLaplacianShift, ModalLaplacianShift, MappedFiniteDifferenceLaplacianShift,
+  MappedFiniteDifferenceMultigrid
 };
 const char *preconditionerName(SpectralPreconditionerKind kind);
 /// Parses none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift,
@@ -44,6 +45,12 @@ public:
   void apply(const Vector &x, Vector &y) const;
   /// `sweeps` symmetric Gauss-Seidel sweeps on A x = b starting from x = 0 (a fixed linear map).
   void relax(const Vector &b, Vector &x, int sweeps) const;
+  /// The same sweeps continuing from the given x.
+  void smooth(const Vector &b, Vector &x, int sweeps) const;
+  /// Alternating line Gauss-Seidel: every grid line along each non-periodic axis solved exactly
+  /// (tridiagonal), forward then backward, continuing from x. Robust where Chebyshev points
+  /// cluster and point smoothers stall.
+  void lineSmooth(const spectral::SpectralGrid3D &grid, const Vector &b, Vector &x, int sweeps) const;
 
 private:
   // Row p: diagonal_[p] x_p + sum_{s < 6} offDiagonal_[6 p + s] x_{neighbour_[6 p + s]} (-1: none).
@@ -55,5 +62,23 @@ private:
 LinearOperator makeMappedFiniteDifferencePreconditioner(const spectral::SpectralGrid3D &grid, double shift,
                                                         const std::vector<char> &boundaryMask, int blocks = 1,
                                                         int sweeps = 4);
+
+struct MultigridOptions {
+  int preSmoothing = 2;
+  int postSmoothing = 2;
+  size_t coarsestMaxUnknowns = 600; // dense LU at or below this size, cached
+};
+
+/// One V-cycle of geometric multigrid over the mapped finite-difference operator: Chebyshev
+/// Gauss-Lobatto axes with odd n and Fourier axes with even n are halved (the coarse points are
+/// a subset of the fine ones, so boundary rows carry over); operators are rediscretised on
+/// every level through the grid's derivative map; prolongation is tensor-product
+/// Chebyshev/Fourier interpolation and restriction its transpose, row-normalised; alternating
+/// line Gauss-Seidel smoothing; dense LU on the coarsest level, factorised once. O(N) memory.
+LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
+                                                                 const std::vector<char> &boundaryMask, int blocks = 1,
+                                                                 const MultigridOptions &options = {});
+/// Number of levels the hierarchy above would use (for reports and tests).
+int multigridLevelCount(const spectral::SpectralGrid3D &grid, const MultigridOptions &options = {});
 
 } // namespace tensorium_mlir::elliptic

@@ -147,6 +147,8 @@ public:
   void setDerivativeMap(DerivativeMap map) { derivativeMap_ = std::move(map); }
   bool hasCoordinateMap() const { return static_cast<bool>(coordinateMap_); }
   bool hasDerivativeMap() const { return static_cast<bool>(derivativeMap_); }
+  const CoordinateMap &coordinateMap() const { return coordinateMap_; }
+  const DerivativeMap &derivativeMap() const { return derivativeMap_; }
 
   /// Coordinate map applied to logicalPoint(flat); identity when no map is set.
   std::array<double, 3> physicalPoint(std::size_t flat) const;
