@@ -139,10 +139,13 @@ LinearOperator makeModalLaplacianShiftPreconditioner(const spectral::SpectralGri
 }
 
 MappedFiniteDifferenceOperator::MappedFiniteDifferenceOperator(const spectral::SpectralGrid3D &grid, double shift,
-                                                               const std::vector<char> &boundaryMask) {
+                                                               const std::vector<char> &boundaryMask,
+                                                               const std::vector<double> &reaction) {
   const size_t N = grid.size();
   if (!boundaryMask.empty() && boundaryMask.size() != N)
     throw std::invalid_argument("boundary mask size differs from the grid size");
+  if (!reaction.empty() && reaction.size() != N)
+    throw std::invalid_argument("reaction term size differs from the grid size");
   diagonal_.assign(N, 0.0);
   offDiagonal_.assign(6 * N, 0.0);
   neighbour_.assign(6 * N, -1);
@@ -167,7 +170,7 @@ MappedFiniteDifferenceOperator::MappedFiniteDifferenceOperator(const spectral::S
           g[a] = bundle[1] * bundle[1] + bundle[2] * bundle[2] + bundle[3] * bundle[3];
           h[a] = bundle[4] + bundle[7] + bundle[9];
         }
-        double center = shift;
+        double center = shift + (reaction.empty() ? 0.0 : reaction[p]);
         for (int a = 0; a < 3; ++a) {
           const spectral::SpectralAxis &axis = grid.axis(a);
           const std::vector<double> &x = axis.points();
@@ -414,28 +417,37 @@ int multigridLevelCount(const spectral::SpectralGrid3D &grid, const MultigridOpt
 
 LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
                                                                  const std::vector<char> &boundaryMask, int blocks,
-                                                                 const MultigridOptions &options) {
+                                                                 const MultigridOptions &options,
+                                                                 const std::vector<double> &reaction) {
   if (!boundaryMask.empty() && boundaryMask.size() != grid.size())
     throw std::invalid_argument("boundary mask size differs from the grid size");
+  if (!reaction.empty() && reaction.size() != grid.size())
+    throw std::invalid_argument("reaction term size differs from the grid size");
   auto h = std::make_shared<MultigridHierarchy>();
   h->options = options;
   std::vector<spectral::SpectralGrid3D> grids = hierarchyGrids(grid, options);
   std::vector<char> mask = boundaryMask;
+  std::vector<double> local = reaction;
   for (size_t l = 0; l < grids.size(); ++l) {
-    if (l > 0 && !mask.empty()) {
-      // Coarse points are the fine points with even indices along each halved axis.
+    if (l > 0) {
+      // Coarse points are the fine points with even indices along each halved axis: inject.
       const spectral::SpectralGrid3D &fine = grids[l - 1], &coarse = grids[l];
-      std::vector<char> coarseMask(coarse.size(), 0);
+      std::vector<char> coarseMask(mask.empty() ? 0 : coarse.size(), 0);
+      std::vector<double> coarseLocal(local.empty() ? 0 : coarse.size(), 0.0);
       std::array<int, 3> nc = coarse.extents(), nf = fine.extents();
       for (int i = 0; i < nc[0]; ++i)
         for (int j = 0; j < nc[1]; ++j)
           for (int k = 0; k < nc[2]; ++k) {
             int fi = nf[0] == nc[0] ? i : 2 * i, fj = nf[1] == nc[1] ? j : 2 * j, fk = nf[2] == nc[2] ? k : 2 * k;
-            coarseMask[coarse.index(i, j, k)] = mask[fine.index(fi, fj, fk)];
+            if (!mask.empty())
+              coarseMask[coarse.index(i, j, k)] = mask[fine.index(fi, fj, fk)];
+            if (!local.empty())
+              coarseLocal[coarse.index(i, j, k)] = local[fine.index(fi, fj, fk)];
           }
       mask = std::move(coarseMask);
+      local = std::move(coarseLocal);
     }
-    h->levels.push_back({grids[l], std::make_shared<MappedFiniteDifferenceOperator>(grids[l], shift, mask), {}, {}});
+    h->levels.push_back({grids[l], std::make_shared<MappedFiniteDifferenceOperator>(grids[l], shift, mask, local), {}, {}});
   }
   for (size_t l = 0; l + 1 < h->levels.size(); ++l) {
     MultigridLevel &fine = h->levels[l];
@@ -462,9 +474,19 @@ LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral:
   const Eigen::Index nc = static_cast<Eigen::Index>(last.op->size());
   Eigen::MatrixXd A(nc, nc);
   Vector e = Vector::Zero(nc), col;
+  const bool galerkin = h->levels.size() == 2;
   for (Eigen::Index j = 0; j < nc; ++j) {
     e(j) = 1.0;
-    last.op->apply(e, col);
+    if (galerkin) {
+      // Two levels: the coarse operator is R A P of the fine operator (exact coarse correction
+      // of the fine discretisation); deeper hierarchies rediscretise instead.
+      const MultigridLevel &fine = h->levels[0];
+      Vector fineColumn;
+      fine.op->apply(applyTensor(fine.prolong, e), fineColumn);
+      col = applyTensor(fine.restriction, fineColumn);
+    } else {
+      last.op->apply(e, col);
+    }
     A.col(j) = col;
     e(j) = 0.0;
   }

@@ -46,6 +46,19 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
     // Laplacian preconditioners approximate J = laplacian + reaction: estimate the reaction as
     // the mean of J(u0) applied to a constant (the laplacian of a constant vanishes).
     double shift = options.preconditionerShift;
+    // Local reaction dF/du per point of the first unknown: J(u0) applied to a constant, O(N).
+    std::vector<double> localReaction;
+    if (nl.jacobianVector && kind == SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid &&
+        options.preconditionerShift == 0.0) {
+      Vector ones = Vector::Ones(n), reaction(n);
+      nl.jacobianVector(u, ones, reaction);
+      if (reaction.allFinite()) {
+        localReaction.assign(reaction.data(), reaction.data() + grid.size());
+        for (size_t p = 0; p < mask.size(); ++p)
+          if (mask[p])
+            localReaction[p] = 0.0;
+      }
+    }
     if (options.autoPreconditioner && shift == 0.0 && nl.jacobianVector) {
       Vector ones = Vector::Ones(n), reaction(n);
       nl.jacobianVector(u, ones, reaction);
@@ -72,7 +85,9 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
     case SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid: {
       LinearOperator M = kind == SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift
                              ? makeMappedFiniteDifferencePreconditioner(grid, shift, mask, blocks)
-                             : makeMappedFiniteDifferenceMultigridPreconditioner(grid, shift, mask, blocks);
+                             : makeMappedFiniteDifferenceMultigridPreconditioner(grid, localReaction.empty() ? shift : 0.0,
+                                                                                 mask, blocks, MultigridOptions{},
+                                                                                 localReaction);
       nl.preconditioner = [M](const Vector &) { return M; };
       break;
     }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -141,6 +142,7 @@ struct Row {
   int n = 0;
   size_t unknowns = 0;
   double error = 0.0, residual = 0.0, seconds = 0.0;
+  long peakKB = 0; // the process's peak resident size after this solve (monotone)
   int newton = 0, krylov = 0;
   std::string status;
 };
@@ -184,6 +186,9 @@ template <typename Problem> Row solveAndMeasure(Row row, const Problem &problem,
   row.residual = r.residualNorm;
   row.status = newtonStatusName(r.status);
   row.error = (u - exact).cwiseAbs().maxCoeff();
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) == 0)
+    row.peakKB = usage.ru_maxrss;
   return row;
 }
 
@@ -397,12 +402,12 @@ int main(int argc, char **argv) {
                                                                                               preconditionerName(gSolver.preconditioner))
         << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%6s %9s %14s %14s %8s %8s %9s  %s\n", "n", "unknowns", "max error", "residual",
-                "newton", "krylov", "seconds", "status");
+  std::snprintf(line, sizeof line, "%6s %9s %14s %14s %8s %8s %9s %10s  %s\n", "n", "unknowns", "max error",
+                "residual", "newton", "krylov", "seconds", "peak MB", "status");
   table << line;
   for (const Row &r : rows) {
-    std::snprintf(line, sizeof line, "%6d %9zu %14.4e %14.4e %8d %8d %9.3f  %s\n", r.n, r.unknowns, r.error, r.residual,
-                  r.newton, r.krylov, r.seconds, r.status.c_str());
+    std::snprintf(line, sizeof line, "%6d %9zu %14.4e %14.4e %8d %8d %9.3f %10.1f  %s\n", r.n, r.unknowns, r.error,
+                  r.residual, r.newton, r.krylov, r.seconds, static_cast<double>(r.peakKB) / 1024.0, r.status.c_str());
     table << line;
   }
   std::snprintf(line, sizeof line,
@@ -420,7 +425,8 @@ int main(int argc, char **argv) {
       std::cout << (i ? ", " : "") << "{\"n\": " << rows[i].n << ", \"unknowns\": " << rows[i].unknowns
                 << ", \"error\": " << rows[i].error << ", \"residual\": " << rows[i].residual
                 << ", \"newton\": " << rows[i].newton << ", \"krylov\": " << rows[i].krylov
-                << ", \"seconds\": " << rows[i].seconds << ", \"status\": \"" << rows[i].status << "\"}";
+                << ", \"seconds\": " << rows[i].seconds << ", \"peak_kb\": " << rows[i].peakKB
+                << ", \"status\": \"" << rows[i].status << "\"}";
     std::cout << "]}\n";
   } else {
     std::cout << table.str();
@@ -429,10 +435,10 @@ int main(int argc, char **argv) {
     csv = plot + ".csv";
   if (!csv.empty()) {
     std::ofstream out(csv);
-    out << "n,unknowns,max_error,residual,newton,krylov,seconds,status\n";
+    out << "n,unknowns,max_error,residual,newton,krylov,seconds,peak_kb,status\n";
     for (const Row &r : rows)
       out << r.n << ',' << r.unknowns << ',' << r.error << ',' << r.residual << ',' << r.newton << ',' << r.krylov << ','
-          << r.seconds << ',' << r.status << '\n';
+          << r.seconds << ',' << r.peakKB << ',' << r.status << '\n';
     if (!out) {
       std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
       return 1;

@@ -39,7 +39,9 @@ LinearOperator makeModalLaplacianShiftPreconditioner(const spectral::SpectralGri
 /// metric terms are dropped), identity rows on the boundary mask. O(N) memory.
 class MappedFiniteDifferenceOperator {
 public:
-  MappedFiniteDifferenceOperator(const spectral::SpectralGrid3D &grid, double shift, const std::vector<char> &boundaryMask);
+  /// `reaction` (optional, one entry per point) adds a local shift dF/du on top of `shift`.
+  MappedFiniteDifferenceOperator(const spectral::SpectralGrid3D &grid, double shift, const std::vector<char> &boundaryMask,
+                                 const std::vector<double> &reaction = {});
   size_t size() const { return diagonal_.size(); }
   /// y = A x.
   void apply(const Vector &x, Vector &y) const;
@@ -75,9 +77,13 @@ struct MultigridOptions {
 /// every level through the grid's derivative map; prolongation is tensor-product
 /// Chebyshev/Fourier interpolation and restriction its transpose, row-normalised; alternating
 /// line Gauss-Seidel smoothing; dense LU on the coarsest level, factorised once. O(N) memory.
+/// `reaction` (optional, one entry per fine point) is the local reaction term dF/du, for
+/// example J applied to a constant; it is injected onto the coarse levels. A hierarchy of two
+/// levels uses the Galerkin coarse operator R A P; deeper ones rediscretise.
 LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral::SpectralGrid3D &grid, double shift,
                                                                  const std::vector<char> &boundaryMask, int blocks = 1,
-                                                                 const MultigridOptions &options = {});
+                                                                 const MultigridOptions &options = {},
+                                                                 const std::vector<double> &reaction = {});
 /// Number of levels the hierarchy above would use (for reports and tests).
 int multigridLevelCount(const spectral::SpectralGrid3D &grid, const MultigridOptions &options = {});
 
