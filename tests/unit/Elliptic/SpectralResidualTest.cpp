@@ -272,3 +272,47 @@ TEST(Preconditioners, MultigridVCycleReducesTheFiniteDifferenceResidual) {
     previous = now;
   }
 }
+
+TEST(SpectralNewton, ChebyshevCubedWithDirichletRowsAndMultigrid) {
+  // psi* = 1 + 0.2 exp(0.3 x) sin(y) cos(z) on [-1,1]^3, Dirichlet rows on all six faces.
+  auto f = [](const std::array<double, 3> &x) { return std::exp(0.3 * x[0]) * std::sin(x[1]) * std::cos(x[2]); };
+  const double lapF = 0.09 - 2.0;
+  for (SpectralPreconditionerKind kind : {SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid,
+                                          SpectralPreconditionerKind::DenseLaplacianShift}) {
+    const int n = 11;
+    spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(n), spectral::SpectralAxis::chebyshevGaussLobatto(n),
+                                  spectral::SpectralAxis::chebyshevGaussLobatto(n));
+    SpectralResidualProblem problem;
+    problem.grid = &grid;
+    problem.kernel = &tensorium_spectral_residual_kernels[0];
+    problem.setParameter("alpha", kAlpha);
+    problem.setParameter("mass", kMass);
+    std::vector<double> source(grid.size());
+    problem.boundaryMask.assign(grid.size(), 0);
+    problem.boundaryValues.assign(grid.size(), 0.0);
+    Vector exactV(static_cast<Eigen::Index>(grid.size())), v(exactV.size());
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+          size_t p = grid.index(i, j, k);
+          auto x = grid.physicalPoint(p);
+          double psi = 1.0 + 0.2 * f(x);
+          source[p] = -(0.2 * lapF * f(x) + kMass * psi + kAlpha * std::pow(psi, 5));
+          exactV(static_cast<Eigen::Index>(p)) = psi;
+          bool face = i == 0 || i == n - 1 || j == 0 || j == n - 1 || k == 0 || k == n - 1;
+          problem.boundaryMask[p] = face;
+          problem.boundaryValues[p] = psi;
+          v(static_cast<Eigen::Index>(p)) = psi + (face ? 0.0 : 0.05);
+        }
+    problem.auxiliaryFields["source"] = source;
+    SpectralNewtonOptions options;
+    options.linearSolve = SpectralLinearSolveKind::Gmres;
+    options.autoPreconditioner = false;
+    options.preconditioner = kind;
+    options.tolerance = 1e-12;
+    options.gmresForcing = 1e-10;
+    SpectralNewtonResult r = solveSpectralNewton(problem, v, options);
+    ASSERT_TRUE(r.converged()) << preconditionerName(kind) << ": " << r.message;
+    EXPECT_LT((v - exactV).cwiseAbs().maxCoeff(), 1e-8) << preconditionerName(kind);
+  }
+}
