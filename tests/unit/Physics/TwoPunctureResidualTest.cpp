@@ -143,3 +143,21 @@ TEST(TwoPunctureResidual, RandomPointsMatchIndependentEvaluation) {
     EXPECT_NEAR(got, want, 1e-12 * std::max(1.0, std::abs(want)));
   }
 }
+
+#include "tensorium_mlir/Physics/TwoPunctures.h"
+
+using namespace tensorium_mlir;
+
+TEST(TwoPunctureSolve, BrillLindquistLimitIsExact) {
+  physics::TwoPunctureParameters p;
+  p.b = 1.0;
+  p.m1 = 0.6;
+  p.m2 = 0.4;
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 8;
+  options.nPhi = 4;
+  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  ASSERT_TRUE(s.result().converged()) << s.result().message;
+  EXPECT_LT(s.v().cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_NEAR(s.admMass(), 1.0, 1e-12);
+}
