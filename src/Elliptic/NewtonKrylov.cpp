@@ -195,10 +195,16 @@ NewtonResult solveNewton(const NonlinearProblem &problem, Vector &u, const Newto
         result.message = "the Jacobian has non-finite entries";
         return result;
       }
+      // Row equilibration: on mapped domains the rows of a spectral Jacobian can span many
+      // decades (near spatial infinity the compactified operator is tiny); scaling rows does not
+      // change the Newton step but keeps the LU and its condition estimate meaningful.
+      Vector rowScale = J.rowwise().lpNorm<Eigen::Infinity>();
+      for (Eigen::Index i = 0; i < n; ++i)
+        rowScale(i) = rowScale(i) > 0 ? 1.0 / rowScale(i) : 1.0;
+      J = rowScale.asDiagonal() * J;
       Eigen::PartialPivLU<Eigen::MatrixXd> lu(J);
-      // Pivoted LU does not report singularity: use its reciprocal condition estimate. Spectral
-      // Jacobians on mapped domains span many decades, so only round-off level counts.
-      delta = lu.solve(-F);
+      // Pivoted LU does not report singularity: use its reciprocal condition estimate.
+      delta = lu.solve(-(rowScale.asDiagonal() * F));
       const double rcond = lu.rcond();
       if (!(rcond > 10 * std::numeric_limits<double>::epsilon()) || !delta.allFinite()) {
         result.status = NewtonStatus::SingularJacobian;
