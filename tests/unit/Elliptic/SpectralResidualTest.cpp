@@ -2,7 +2,7 @@
 // (fixtures/elliptic/nonlinear_toy_3d.tn: laplacian(psi) + mass psi + alpha psi^5 + source),
 // with a manufactured periodic solution.
 #include "tensorium_mlir/Elliptic/SpectralResidual.h"
-#include "nonlinear_toy_kernels.h"
+#include "TensoriumSpectralResidualTests_kernels.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The generated two-puncture Hamiltonian residual (fixtures/elliptic/two_puncture_hamiltonian_3d.tn)
 // against closed forms from the physics note and an independent C++ evaluation.
-#include "two_puncture_kernels.h"
+#include "TensoriumTwoPunctureResidualTests_kernels.h"
 
 #include <gtest/gtest.h>
 

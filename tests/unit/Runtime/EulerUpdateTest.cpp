@@ -1,7 +1,7 @@
 // Euler update through the runtime on fixtures/codegen/decay_3d.tn: dt u = -k u + s and
 // dt v = -k v, so one step is exact: u + dt (-k u + s).
 #include "tensorium_mlir/Runtime/HostStorage.h"
-#include "decay_kernels.h"
+#include "TensoriumEulerTests_kernels.h"
 
 #include <gtest/gtest.h>
 

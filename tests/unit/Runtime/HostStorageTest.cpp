@@ -1,7 +1,7 @@
 // Runtime storage against a kernel compiled at build time from fixtures/codegen/variants_mix_3d.tn
 // and linked through its generated host header.
 #include "tensorium_mlir/Runtime/HostStorage.h"
-#include "variants_mix_kernels.h"
+#include "TensoriumRuntimeTests_kernels.h"
 
 #include <gtest/gtest.h>
 

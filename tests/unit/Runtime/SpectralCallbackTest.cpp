@@ -1,6 +1,6 @@
 // The generated spectral callback tables (fixtures/codegen/spectral_nonlinear_3d.tn) against
 // direct calls of the generated point, JVP and grid kernels.
-#include "spectral_nonlinear_kernels.h"
+#include "TensoriumSpectralCallbackTests_kernels.h"
 
 #include <gtest/gtest.h>
 
