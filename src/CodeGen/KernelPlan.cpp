@@ -751,6 +751,13 @@ private:
     return targets;
   }
 
+  static std::vector<NodeId> allValues(const std::vector<Target> &targets) {
+    std::vector<NodeId> roots;
+    for (const Target &t : targets)
+      roots.insert(roots.end(), t.values.begin(), t.values.end());
+    return roots;
+  }
+
   void planGrid(std::vector<KernelPlan> &out, ComputeKind kind) {
     const bool rhs = kind == ComputeKind::Evolution;
     ScalarGraph g;
@@ -758,9 +765,7 @@ private:
     if (targets.empty())
       return;
 
-    std::vector<NodeId> roots;
-    for (const Target &t : targets)
-      roots.insert(roots.end(), t.values.begin(), t.values.end());
+    std::vector<NodeId> roots = allValues(targets);
     LeafUse use = collectLeaves(g, roots);
     int radius = std::max({use.radius[0], use.radius[1], use.radius[2]});
 
@@ -853,9 +858,7 @@ private:
     std::vector<Target> targets = scalarizeTargets(g, kind, Mode::Symbolic);
     if (targets.empty())
       return;
-    std::vector<NodeId> roots;
-    for (const Target &t : targets)
-      roots.insert(roots.end(), t.values.begin(), t.values.end());
+    std::vector<NodeId> roots = allValues(targets);
 
     KernelPlan plan;
     plan.family = KernelFamily::Symbolic;

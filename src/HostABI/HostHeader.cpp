@@ -40,15 +40,7 @@ std::string argIdentifier(const std::string &name, std::set<std::string> &used) 
   return id;
 }
 
-std::string quoted(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string quoted(const std::string &s) { return quotedLiteral(s); }
 
 bool isGridKernel(const HostKernelABI &k) {
   return isStencilGridKind(k.kind) || k.kind == kKindInitGridScf || k.kind == kKindInitGridAffine ||
@@ -267,6 +259,16 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
 }
 
 } // namespace
+
+std::string quotedLiteral(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
 
 std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceName) {
   std::ostringstream os;

@@ -2,6 +2,7 @@
 // buffers with roles, access and component counts, stencil radius, and validation results.
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
+#include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Runtime/HostABITypes.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
@@ -29,15 +30,7 @@ std::string argKindName(const HostArgABI &a) {
   return "?";
 }
 
-std::string json(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+std::string json(const std::string &s) { return quotedLiteral(s); }
 
 template <typename T, typename F> std::string jsonList(const std::vector<T> &v, F item) {
   std::string out = "[";

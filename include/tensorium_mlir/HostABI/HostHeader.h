@@ -10,4 +10,8 @@ namespace tensorium_mlir::abi {
 
 std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceName);
 
+/// `s` as a double-quoted literal with '"' and '\\' escaped (valid C and JSON for the ASCII
+/// names the ABI carries).
+std::string quotedLiteral(const std::string &s);
+
 } // namespace tensorium_mlir::abi
