@@ -12,6 +12,7 @@ const char *preconditionerName(SpectralPreconditionerKind kind) {
   case SpectralPreconditionerKind::ModalLaplacianShift: return "modal-laplacian-shift";
   case SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift: return "mapped-fd-laplacian-shift";
   case SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid: return "mapped-fd-multigrid";
+  case SpectralPreconditionerKind::FourierModeFiniteDifference: return "fourier-mode-fd";
   }
   return "none";
 }
@@ -21,12 +22,13 @@ SpectralPreconditionerKind parsePreconditioner(const std::string &name) {
                                        SpectralPreconditionerKind::DenseLaplacianShift,
                                        SpectralPreconditionerKind::ModalLaplacianShift,
                                        SpectralPreconditionerKind::MappedFiniteDifferenceLaplacianShift,
-                                       SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid})
+                                       SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid,
+                                       SpectralPreconditionerKind::FourierModeFiniteDifference})
     if (name == preconditionerName(k))
       return k;
   throw std::invalid_argument("unknown preconditioner '" + name +
                               "' (none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift, "
-                              "mapped-fd-laplacian-shift, mapped-fd-multigrid)");
+                              "mapped-fd-laplacian-shift, mapped-fd-multigrid, fourier-mode-fd)");
 }
 
 LinearOperator makeDiagonalJvpPreconditioner(const std::function<void(const Vector &, Vector &)> &jvp, Eigen::Index n) {

@@ -19,8 +19,11 @@ bool maskConstantAlongAxis2(const spectral::SpectralGrid3D &grid, const std::vec
   return true;
 }
 
+using CoefficientProbe = std::function<std::vector<std::array<double, 10>>(const Vector &)>;
+
 SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vector<char> &mask, int blocks,
-                           NonlinearProblem nl, Vector &u, const SpectralNewtonOptions &options) {
+                           NonlinearProblem nl, Vector &u, const SpectralNewtonOptions &options,
+                           const CoefficientProbe &probe = {}) {
   SpectralNewtonResult result;
   const Eigen::Index n = u.size();
   NewtonOptions newton;
@@ -74,6 +77,16 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
     }
     switch (kind) {
     case SpectralPreconditionerKind::None: break;
+    case SpectralPreconditionerKind::FourierModeFiniteDifference: {
+      if (!probe)
+        throw ProblemError("the fourier-mode-fd preconditioner needs a single residual with a JVP kernel");
+      // Rebuilt at every Newton iterate from the exact linearised coefficients there.
+      const spectral::SpectralGrid3D *g = &grid;
+      nl.preconditioner = [g, probe](const Vector &at) {
+        return makeFourierModeFiniteDifferencePreconditioner(*g, probe(at));
+      };
+      break;
+    }
     case SpectralPreconditionerKind::DiagonalJVP: {
       auto jvp = nl.jacobianVector;
       nl.preconditioner = [jvp](const Vector &at) {
@@ -141,7 +154,10 @@ SpectralNewtonResult solveSpectralNewton(const SpectralResidualProblem &problem,
     nl.jacobianVector = [&](const Vector &x, const Vector &d, Vector &Jv) {
       Jv = evaluateSpectralJacobianVectorProduct(problem, x, d);
     };
-    return solve(*problem.grid, problem.boundaryMask, 1, nl, v, options);
+    CoefficientProbe probe;
+    if (problem.kernel->evaluate_jvp)
+      probe = [&problem](const Vector &at) { return linearisedLogicalCoefficients(problem, at); };
+    return solve(*problem.grid, problem.boundaryMask, 1, nl, v, options, probe);
   } catch (const std::invalid_argument &e) {
     return invalid(e);
   }

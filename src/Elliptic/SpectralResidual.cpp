@@ -65,6 +65,14 @@ void SpectralResidualProblem::validate() const {
   if (!boundaryMask.empty() && (boundaryMask.size() != grid->size() || boundaryValues.size() != grid->size()))
     throw ProblemError("boundary mask and values must have one entry per collocation point (" +
                        std::to_string(grid->size()) + ")");
+  if (!rowScale.empty()) {
+    if (rowScale.size() != grid->size())
+      throw ProblemError("row scale has " + std::to_string(rowScale.size()) + " entries, the grid " +
+                         std::to_string(grid->size()));
+    for (double w : rowScale)
+      if (!(std::isfinite(w) && w > 0.0))
+        throw ProblemError("row scale entries must be finite and positive");
+  }
   if (gridKernel && (gridKernel->field_count != kernel->field_count || !gridKernel->evaluate))
     throw ProblemError("grid kernel does not match the point kernel of residual '" +
                        std::string(kernel->residual_name) + "'");
@@ -177,6 +185,8 @@ ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem
       out.F(static_cast<Eigen::Index>(p)) = problem.kernel->evaluate(&point, problem.params.data(), problem.userData);
     }
   }
+  for (size_t p = 0; p < problem.rowScale.size(); ++p)
+    out.F(static_cast<Eigen::Index>(p)) *= problem.rowScale[p];
   for (size_t p = 0; p < problem.boundaryMask.size(); ++p)
     if (problem.boundaryMask[p])
       out.F(static_cast<Eigen::Index>(p)) = b.fields[0][p][0] - problem.boundaryValues[p];
@@ -236,9 +246,50 @@ Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &prob
     std::array<double, 3> x = grid.physicalPoint(p);
     tensorium_spectral_residual_point point = makePoint(b, p, x, av, ab);
     tensorium_spectral_residual_point dir = makePoint(d, p, x, dav, dab);
-    out(static_cast<Eigen::Index>(p)) = problem.boundaryMask.empty() || !problem.boundaryMask[p]
-                                            ? problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData)
-                                            : d.fields[0][p][0];
+    const double w = problem.rowScale.empty() ? 1.0 : problem.rowScale[p];
+    out(static_cast<Eigen::Index>(p)) =
+        problem.boundaryMask.empty() || !problem.boundaryMask[p]
+            ? w * problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData)
+            : d.fields[0][p][0];
+  }
+  return out;
+}
+
+std::vector<std::array<double, 10>> linearisedLogicalCoefficients(const SpectralResidualProblem &problem,
+                                                                  const Vector &v) {
+  problem.validate();
+  if (!problem.kernel->evaluate_jvp)
+    throw ProblemError("residual '" + std::string(problem.kernel->residual_name) +
+                       "' has no JVP kernel; its linearised coefficients cannot be probed");
+  const spectral::SpectralGrid3D &grid = *problem.grid;
+  const size_t n = grid.size();
+  PhysicalBundles b = physicalBundles(problem, v, true);
+  // A unit logical bundle per slot, pushed through the unknown and derivative maps; auxiliary
+  // fields have zero tangent.
+  PhysicalBundles d;
+  d.fields.assign(b.fields.size(), std::vector<std::array<double, 10>>(1, std::array<double, 10>{}));
+  std::vector<std::array<double, 10>> out(n);
+  std::vector<double> av, ab, dav, dab;
+  for (size_t p = 0; p < n; ++p) {
+    const std::array<double, 3> x = grid.physicalPoint(p);
+    const std::array<double, 3> q = grid.logicalPoint(p);
+    tensorium_spectral_residual_point point = makePoint(b, p, x, av, ab);
+    const bool boundary = !problem.boundaryMask.empty() && problem.boundaryMask[p];
+    const double w = problem.rowScale.empty() ? 1.0 : problem.rowScale[p];
+    for (size_t s = 0; s < 10; ++s) {
+      std::array<double, 10> unit{};
+      unit[s] = 1.0;
+      if (problem.unknownMap.apply)
+        problem.unknownMap.apply(q, unit);
+      if (boundary) {
+        out[p][s] = unit[0];
+        continue;
+      }
+      grid.applyDerivativeMap(p, unit);
+      d.fields[0][0] = unit;
+      tensorium_spectral_residual_point dir = makePoint(d, 0, x, dav, dab);
+      out[p][s] = w * problem.kernel->evaluate_jvp(&point, &dir, problem.params.data(), problem.userData);
+    }
   }
   return out;
 }

@@ -57,6 +57,13 @@ std::array<double, 3> TwoPunctureGeometry::toCartesian(const std::array<double, 
   return forwardMap<double>(b_, q[0], q[1], q[2], 1.0, c, s);
 }
 
+double TwoPunctureGeometry::residualScale(const std::array<double, 3> &q) const {
+  const double A = q[0], B = q[1];
+  const double cosBeta = (1 - B * B) / (1 + B * B), sinhAlpha = 2 * A / (1 - A * A);
+  const double h2 = b_ * b_ * (cosBeta * cosBeta + sinhAlpha * sinhAlpha);
+  return 4 * h2 / ((1 - A * A) * (1 - A * A) + (1 + B * B) * (1 + B * B));
+}
+
 std::array<double, 3> TwoPunctureGeometry::toCompact(const std::array<double, 3> &x) const {
   const double rho = std::hypot(x[1], x[2]);
   // x + i rho = -b sin(beta - i alpha): the principal arcsine keeps alpha >= 0 for rho >= 0

@@ -438,7 +438,7 @@ DerivativeBundle SpectralGrid3D::physicalBundle(std::span<const double> values) 
   for (std::size_t p = 0; p < size_; ++p) {
     for (int s = 0; s < 10; ++s)
       local[s] = b.slot[s][p];
-    derivativeMap_(logicalPoint(p), local);
+    applyDerivativeMap(p, local);
     for (int s = 0; s < 10; ++s)
       b.slot[s][p] = local[s];
   }
@@ -471,8 +471,37 @@ double SpectralGrid3D::interpolate(std::span<const double> values,
 namespace tensorium_mlir::spectral {
 
 void SpectralGrid3D::applyDerivativeMap(std::size_t flat, std::array<double, 10> &bundle) const {
-  if (derivativeMap_)
+  if (!derivativeTable_.empty()) {
+    if (flat >= size_)
+      throw std::out_of_range("SpectralGrid3D::applyDerivativeMap: index " + std::to_string(flat) +
+                              " out of range (size " + std::to_string(size_) + ")");
+    const double *m = derivativeTable_.data() + flat * 100;
+    std::array<double, 10> out{};
+    for (std::size_t r = 0; r < 10; ++r)
+      for (std::size_t c = 0; c < 10; ++c)
+        out[r] += m[r * 10 + c] * bundle[c];
+    bundle = out;
+  } else if (derivativeMap_) {
     derivativeMap_(logicalPoint(flat), bundle);
+  }
+}
+
+void SpectralGrid3D::tabulateDerivativeMap() {
+  derivativeTable_.clear();
+  if (!derivativeMap_)
+    return;
+  std::vector<double> table(size_ * 100);
+  for (std::size_t p = 0; p < size_; ++p) {
+    const std::array<double, 3> q = logicalPoint(p);
+    for (std::size_t c = 0; c < 10; ++c) {
+      std::array<double, 10> unit{};
+      unit[c] = 1.0;
+      derivativeMap_(q, unit);
+      for (std::size_t r = 0; r < 10; ++r)
+        table[p * 100 + r * 10 + c] = unit[r];
+    }
+  }
+  derivativeTable_ = std::move(table);
 }
 
 } // namespace tensorium_mlir::spectral

@@ -3,6 +3,7 @@
 #include "tensorium_mlir/Elliptic/NewtonKrylov.h"
 #include "tensorium_mlir/Spectral/Spectral.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,11 +12,11 @@ namespace tensorium_mlir::elliptic {
 
 enum class SpectralPreconditionerKind {
   None, DiagonalJVP, DenseLaplacianShift, ModalLaplacianShift, MappedFiniteDifferenceLaplacianShift,
-  MappedFiniteDifferenceMultigrid
+  MappedFiniteDifferenceMultigrid, FourierModeFiniteDifference
 };
 const char *preconditionerName(SpectralPreconditionerKind kind);
 /// Parses none, diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift,
-/// mapped-fd-laplacian-shift; throws std::invalid_argument otherwise.
+/// mapped-fd-laplacian-shift, mapped-fd-multigrid, fourier-mode-fd; throws std::invalid_argument otherwise.
 SpectralPreconditionerKind parsePreconditioner(const std::string &name);
 
 /// Jacobi: the Jacobian's diagonal from unit-vector JVPs (n JVPs, so a small-problem tool).
@@ -84,6 +85,19 @@ LinearOperator makeMappedFiniteDifferenceMultigridPreconditioner(const spectral:
                                                                  const std::vector<char> &boundaryMask, int blocks = 1,
                                                                  const MultigridOptions &options = {},
                                                                  const std::vector<double> &reaction = {});
+/// For grids Chebyshev x Chebyshev x Fourier (any Chebyshev kind, Gauss included): the
+/// linearised operator given by its logical coefficients per point (linearisedLogicalCoefficients:
+/// value, d0, d1, d2, d00, d01, d02, d11, d12, d22), averaged along the Fourier axis,
+/// discretised by three-point differences on the Chebyshev points of axes 0 and 1 (one-sided
+/// at the ends) and exact in each Fourier mode m (d22 -> -m^2). One sparse LU of an (n0 n1)
+/// plane operator per distinct m; memory close to linear in the unknowns; applying it costs two
+/// real DFTs along axis 2 and the plane solves. Terms that couple modes (d2, d02, d12, phi
+/// dependence of the coefficients) are left to the Krylov iteration: exact for axisymmetric
+/// operators in the Fourier directions. Throws std::invalid_argument for another grid shape or
+/// a singular plane operator.
+LinearOperator makeFourierModeFiniteDifferencePreconditioner(const spectral::SpectralGrid3D &grid,
+                                                             const std::vector<std::array<double, 10>> &coefficients);
+
 /// Number of levels the hierarchy above would use (for reports and tests).
 int multigridLevelCount(const spectral::SpectralGrid3D &grid, const MultigridOptions &options = {});
 

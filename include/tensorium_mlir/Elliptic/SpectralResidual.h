@@ -43,6 +43,11 @@ struct SpectralResidualProblem {
   /// the physical unknown u instead of the residual (Dirichlet conditions on Chebyshev faces).
   std::vector<char> boundaryMask;
   std::vector<double> boundaryValues;
+  /// Optional positive weight per point on the residual rows (boundary rows excluded): the
+  /// solver then drives rowScale * F to zero. A coordinate map that compresses infinity or
+  /// clusters points near a singularity makes the raw rows span many decades; weighting them
+  /// back to logical units keeps the residual's round-off floor at machine precision.
+  std::vector<double> rowScale;
   void *userData = nullptr;
 
   /// Sets a parameter by name; throws ProblemError for a name the kernel does not have.
@@ -66,6 +71,14 @@ ResidualAssembly assembleSpectralResidual(const SpectralResidualProblem &problem
 Vector evaluateSpectralJacobianVectorProduct(const SpectralResidualProblem &problem, const Vector &v,
                                              const Vector &dv,
                                              const std::map<std::string, std::vector<double>> &auxiliaryDirections = {});
+
+/// Coefficients of the linearised residual in the logical derivatives of the solver variable:
+/// (J(v) dv)(p) = sum_s a[p][s] * (logical bundle of dv at p)[s], slots in bundle order. Exact
+/// for the point kernel's JVP (unknown map, derivative map and row scale included); boundary
+/// rows give the unknown map's value coefficients. Needs a JVP kernel (throws ProblemError
+/// otherwise). Ten JVP evaluations per point.
+std::vector<std::array<double, 10>> linearisedLogicalCoefficients(const SpectralResidualProblem &problem,
+                                                                  const Vector &v);
 
 /// Several residuals over several unknowns (one constraints block), from the generated system
 /// descriptor. Unknown vectors are field-major [u0(points), u1(points), ...] and residual

@@ -26,6 +26,13 @@ public:
   /// coordinate singularity of the map, which Gauss (interior) collocation points avoid.
   void toCartesianBundle(const std::array<double, 3> &q, std::array<double, 10> &bundle) const;
 
+  /// Weight that brings the flat Laplacian's rows back to logical units: with h the scale
+  /// factor of the conformal (alpha, beta) coordinates, h^2 = b^2 (cos^2 beta + sinh^2 alpha),
+  /// it is 4 h^2 / ((1 - A^2)^2 + (1 + B^2)^2), so the A-A and B-B coefficients of the weighted
+  /// Laplacian lie in [0, 1]. It vanishes like the distance at the punctures, where the raw
+  /// Cartesian rows are largest.
+  double residualScale(const std::array<double, 3> &q) const;
+
 private:
   double b_;
 };

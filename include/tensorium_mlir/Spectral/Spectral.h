@@ -144,7 +144,15 @@ public:
   double interpolate(std::span<const double> values, std::array<double, 3> logical) const;
 
   void setCoordinateMap(CoordinateMap map) { coordinateMap_ = std::move(map); }
-  void setDerivativeMap(DerivativeMap map) { derivativeMap_ = std::move(map); }
+  /// Replaces the map and drops any table of it.
+  void setDerivativeMap(DerivativeMap map) {
+    derivativeMap_ = std::move(map);
+    derivativeTable_.clear();
+  }
+  /// Evaluates the (linear) derivative map once per collocation point into a 10x10 matrix, so
+  /// later applications are one small product instead of a map evaluation (100 doubles per point).
+  void tabulateDerivativeMap();
+  bool derivativeMapTabulated() const { return !derivativeTable_.empty(); }
   bool hasCoordinateMap() const { return static_cast<bool>(coordinateMap_); }
   bool hasDerivativeMap() const { return static_cast<bool>(derivativeMap_); }
   const CoordinateMap &coordinateMap() const { return coordinateMap_; }
@@ -165,6 +173,7 @@ private:
   std::size_t size_ = 0;
   CoordinateMap coordinateMap_;
   DerivativeMap derivativeMap_;
+  std::vector<double> derivativeTable_; // [point][row][column], row = physical slot
 };
 
 } // namespace tensorium_mlir::spectral

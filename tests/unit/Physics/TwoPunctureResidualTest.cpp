@@ -161,3 +161,91 @@ TEST(TwoPunctureSolve, BrillLindquistLimitIsExact) {
   EXPECT_LT(s.v().cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_NEAR(s.admMass(), 1.0, 1e-12);
 }
+
+namespace {
+physics::TwoPunctureParameters boosted() {
+  physics::TwoPunctureParameters p;
+  p.b = 1.5;
+  p.m1 = p.m2 = 0.45;
+  p.P1 = {0.0, 0.15, 0.0};
+  p.P2 = {0.0, -0.15, 0.0};
+  return p;
+}
+} // namespace
+
+TEST(TwoPunctureSolve, BoostedEqualMassAdmMassMatchesTheFarField) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 20;
+  options.nPhi = 8;
+  physics::TwoPunctureParameters p = boosted();
+  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  ASSERT_TRUE(s.result().converged()) << s.result().message;
+  EXPECT_TRUE(s.result().usedKrylov);
+  EXPECT_LE(s.result().residualNorm, 1e-10);
+  // Second method: U ~ (M - m1 - m2) / (2 r) + O(1/r^2) far away; Richardson-extrapolate 2 r U
+  // from two radii along an oblique direction.
+  auto estimate = [&](double r) {
+    const double c = r / std::sqrt(3.0);
+    return p.m1 + p.m2 + 2 * r * s.U({c, c, c});
+  };
+  const double r = 2e4, farField = 2 * estimate(2 * r) - estimate(r);
+  EXPECT_NEAR(s.admMass(), farField, 1e-9);
+  EXPECT_GT(s.admMass(), p.m1 + p.m2 + 1e-3); // momentum adds energy: U > 0
+  // Equal and opposite momenta: the two punctures are mirror images.
+  std::array<double, 2> masses = s.punctureAdmMasses();
+  EXPECT_NEAR(masses[0], masses[1], 1e-12);
+  EXPECT_NEAR(s.U({0.3, 0.2, 0.1}), s.U({-0.3, -0.2, 0.1}), 1e-12); // rotation by pi about z
+  EXPECT_TRUE(std::isfinite(s.psi({0.0, 0.0, 0.0})));
+}
+
+TEST(TwoPunctureSolve, RowWeightingDoesNotChangeTheSolution) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 12;
+  options.nPhi = 6;
+  physics::TwoPunctureParameters p = boosted();
+  p.S1 = {0.05, 0.0, 0.1};
+  physics::TwoPunctureSolution weighted = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  options.scaleResidual = false;
+  options.newton.tolerance = 1e-9;
+  physics::TwoPunctureSolution raw = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  ASSERT_TRUE(weighted.result().converged()) << weighted.result().message;
+  ASSERT_TRUE(raw.result().converged()) << raw.result().message;
+  EXPECT_LT((weighted.v() - raw.v()).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_LT(weighted.rawResidualNorms()[0], 1e-7); // raw rows near the punctures carry large round-off
+}
+
+TEST(TwoPunctureSolve, BareMassSearchReachesTargetPunctureMasses) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 12;
+  options.nPhi = 6;
+  physics::TwoPunctureParameters p = boosted();
+  p.S2 = {0.0, 0.0, 0.05};
+  const std::array<double, 2> targets{0.5, 0.4};
+  physics::BareMassSearch search =
+      physics::findBareMasses(&tensorium_spectral_residual_kernels[0], p, targets, options, 1e-11);
+  ASSERT_TRUE(search.converged) << search.message;
+  // An independent solve at the bare masses found reproduces the targets.
+  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], search.parameters, options);
+  ASSERT_TRUE(s.result().converged());
+  EXPECT_NEAR(s.punctureAdmMasses()[0], targets[0], 1e-10);
+  EXPECT_NEAR(s.punctureAdmMasses()[1], targets[1], 1e-10);
+  EXPECT_LT(search.parameters.m1, targets[0]); // binding: bare masses are below the ADM masses
+  EXPECT_LE(search.iterations, 10);
+}
+
+TEST(TwoPunctureSolve, BadParametersAreRejected) {
+  physics::TwoPunctureOptions options;
+  physics::TwoPunctureParameters p = boosted();
+  p.m1 = -0.1;
+  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  p = boosted();
+  p.b = 0.0;
+  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  p = boosted();
+  p.P1[2] = std::nan("");
+  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  options.nA = 2;
+  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], boosted(), options), std::invalid_argument);
+  EXPECT_THROW(physics::findBareMasses(&tensorium_spectral_residual_kernels[0], boosted(), {0.5, -1.0}, {}),
+               std::invalid_argument);
+}

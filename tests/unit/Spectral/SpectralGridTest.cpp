@@ -208,3 +208,37 @@ TEST(SpectralGrid3D, SizeMismatchThrows) {
     EXPECT_NE(std::string(e.what()).find("expected 240"), std::string::npos) << e.what();
   }
 }
+
+TEST(SpectralGrid3D, TabulatedDerivativeMapEqualsTheMap) {
+  auto g = makeGrid();
+  // A linear map that mixes slots with point-dependent weights (like a chain rule).
+  g.setDerivativeMap([](const std::array<double, 3> &q, std::array<double, 10> &b) {
+    std::array<double, 10> in = b;
+    for (std::size_t r = 0; r < 10; ++r) {
+      b[r] = 0.0;
+      for (std::size_t c = 0; c < 10; ++c)
+        b[r] += std::sin(1.0 + static_cast<double>(r * 10 + c) + q[0] - 2 * q[1] + 0.5 * q[2]) * in[c];
+    }
+  });
+  std::vector<double> u(g.size());
+  for (std::size_t p = 0; p < g.size(); ++p)
+    u[p] = std::cos(0.3 * static_cast<double>(p));
+  DerivativeBundle direct = g.physicalBundle(u);
+  g.tabulateDerivativeMap();
+  ASSERT_TRUE(g.derivativeMapTabulated());
+  DerivativeBundle tabulated = g.physicalBundle(u);
+  for (int s = 0; s < 10; ++s)
+    for (std::size_t p = 0; p < g.size(); ++p)
+      EXPECT_NEAR(tabulated.slot[s][p], direct.slot[s][p], 1e-12 * (1 + std::abs(direct.slot[s][p])));
+  // Replacing the map drops the table.
+  g.setDerivativeMap([](const std::array<double, 3> &, std::array<double, 10> &b) { b[0] *= 2; });
+  EXPECT_FALSE(g.derivativeMapTabulated());
+  std::array<double, 10> b{};
+  b[0] = 1.0;
+  EXPECT_THROW(
+      {
+        g.tabulateDerivativeMap();
+        g.applyDerivativeMap(g.size(), b);
+      },
+      std::out_of_range);
+}
