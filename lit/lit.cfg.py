@@ -29,6 +29,7 @@ tool_dirs = [config.tensorium_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("Tensorium_cc", unresolved="fatal"),
     ToolSubst("Tensorium_abi_probe", unresolved="fatal"),
+    ToolSubst("tensorium-two-punctures", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

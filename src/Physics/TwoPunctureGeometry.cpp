@@ -61,7 +61,9 @@ double TwoPunctureGeometry::residualScale(const std::array<double, 3> &q) const 
   const double A = q[0], B = q[1];
   const double cosBeta = (1 - B * B) / (1 + B * B), sinhAlpha = 2 * A / (1 - A * A);
   const double h2 = b_ * b_ * (cosBeta * cosBeta + sinhAlpha * sinhAlpha);
-  return 4 * h2 / ((1 - A * A) * (1 - A * A) + (1 + B * B) * (1 + B * B));
+  const double rho = b_ * sinhAlpha * cosBeta;
+  const double principal = ((1 - A * A) * (1 - A * A) + (1 + B * B) * (1 + B * B)) / (4 * h2) + 1 / (rho * rho);
+  return 1 / principal;
 }
 
 std::array<double, 3> TwoPunctureGeometry::toCompact(const std::array<double, 3> &x) const {

@@ -29,7 +29,7 @@ const char *kUsage =
     "                               [--json] [--quiet]\n"
     "Punctures sit at (+b, 0, 0) (puncture 1) and (-b, 0, 0) (puncture 2); p and s are the\n"
     "Bowen-York momentum and spin of each. Defaults: b = 1, m1 = m2 = 0.5, no momentum or spin,\n"
-    "npoints 24,24,12, tolerance 1e-10 on the residual weighted to logical units.\n"
+    "npoints 24,24,12, tolerance 1e-12 on the residual weighted to logical units.\n"
     "--target-masses searches bare masses whose per-puncture ADM masses match.\n"
     "Progress goes to stderr (--quiet silences it); results to stdout. Exit status: 0 solved,\n"
     "1 solver failure, 2 bad arguments.\n";

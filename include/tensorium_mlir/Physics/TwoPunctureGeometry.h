@@ -26,11 +26,13 @@ public:
   /// coordinate singularity of the map, which Gauss (interior) collocation points avoid.
   void toCartesianBundle(const std::array<double, 3> &q, std::array<double, 10> &bundle) const;
 
-  /// Weight that brings the flat Laplacian's rows back to logical units: with h the scale
-  /// factor of the conformal (alpha, beta) coordinates, h^2 = b^2 (cos^2 beta + sinh^2 alpha),
-  /// it is 4 h^2 / ((1 - A^2)^2 + (1 + B^2)^2), so the A-A and B-B coefficients of the weighted
-  /// Laplacian lie in [0, 1]. It vanishes like the distance at the punctures, where the raw
-  /// Cartesian rows are largest.
+  /// Row weight that brings the flat Laplacian back to logical units: the reciprocal of the sum
+  /// of its principal coefficients |grad A|^2 + |grad B|^2 + |grad phi|^2
+  /// = ((1 - A^2)^2 + (1 + B^2)^2) / (4 h^2) + 1 / rho^2, with h^2 = b^2 (cos^2 beta + sinh^2 alpha)
+  /// the scale factor of the conformal (alpha, beta) coordinates. Every weighted second-derivative
+  /// coefficient then lies in [0, 1], so the residual's round-off floor is set by the logical
+  /// derivatives alone: the raw Cartesian rows grow without bound towards the punctures and the
+  /// axis, where the weight vanishes.
   double residualScale(const std::array<double, 3> &q) const;
 
 private:

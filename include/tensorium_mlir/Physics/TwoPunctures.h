@@ -20,7 +20,7 @@ struct TwoPunctureOptions {
   int nA = 16, nB = 16, nPhi = 8; // Chebyshev-Gauss in A and B, Fourier in phi
   /// Weight the residual rows by TwoPunctureGeometry::residualScale (logical units); the
   /// tolerance then applies to the weighted residual. Off: raw Cartesian rows, whose round-off
-  /// floor grows with resolution near the punctures.
+  /// floor grows with resolution near the punctures and the axis.
   bool scaleResidual = true;
   /// Defaults: restarted GMRES with the Fourier-mode finite-difference preconditioner rebuilt
   /// at every Newton iterate (see defaultNewtonOptions()).
