@@ -1,6 +1,9 @@
 // tensorium-converge: manufactured-solution resolution studies of the generated spectral
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
+#include "kernel_module.h"
+#include "two_puncture_study.h"
+
 #include "tensorium_mlir/Elliptic/SpectralNewton.h"
 
 #include <chrono>
@@ -21,6 +24,7 @@
 
 using namespace tensorium_mlir;
 using namespace tensorium_mlir::elliptic;
+using tensorium_converge::Module;
 
 namespace {
 
@@ -147,28 +151,6 @@ struct Row {
   std::string status;
 };
 
-class Module {
-public:
-  explicit Module(const std::string &path) {
-    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle_)
-      throw std::runtime_error("cannot load kernel module " + path + ": " + dlerror());
-    auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(handle_, "tensorium_get_module_tables"));
-    if (!get)
-      throw std::runtime_error(path + " does not export tensorium_get_module_tables");
-    tables_ = get();
-  }
-  ~Module() {
-    if (handle_)
-      dlclose(handle_);
-  }
-  const tensorium_module_tables &tables() const { return *tables_; }
-
-private:
-  void *handle_ = nullptr;
-  const tensorium_module_tables *tables_ = nullptr;
-};
-
 /// n x n Chebyshev-Gauss-Lobatto points on [-1, 1]^2 times a Fourier period in z.
 spectral::SpectralGrid3D studyGrid(int n) {
   return spectral::SpectralGrid3D(spectral::SpectralAxis::chebyshevGaussLobatto(n),
@@ -279,8 +261,8 @@ std::vector<int> parseList(const std::string &text) {
   for (std::string item; std::getline(ss, item, ',');) {
     char *end = nullptr;
     long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end || v < 3 || v > 40)
-      throw std::invalid_argument("resolution '" + item + "' must be an integer between 3 and 40");
+    if (item.empty() || *end || v < 3 || v > 64)
+      throw std::invalid_argument("resolution '" + item + "' must be an integer between 3 and 64");
     out.push_back(static_cast<int>(v));
   }
   if (out.size() < 3)
@@ -299,7 +281,10 @@ int usage(const char *message) {
                "                          [--kernel-dir DIR]\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"
-               "suites: poisson, nonlinear-toy, lichnerowicz, two-field\n";
+               "suites: poisson, nonlinear-toy, lichnerowicz, two-field (manufactured solutions, n <= 40),\n"
+               "        two-puncture (boosted and spinning puncture data: successive-resolution\n"
+               "        differences of the ADM masses and probe values; default resolutions 12,16,24,32,40;\n"
+               "        --configuration boosted|spinning|both)\n";
   return 2;
 }
 
@@ -314,13 +299,17 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::vector<int> resolutions{6, 8, 10, 12, 14};
-  std::string csv, plot, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR;
+  bool resolutionsGiven = false;
+  std::string csv, plot, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
   bool json = false;
   try {
     for (int i = 2; i < argc; ++i) {
       std::string arg = argv[i];
-      if (arg == "--resolutions" && i + 1 < argc)
+      if (arg == "--resolutions" && i + 1 < argc) {
         resolutions = parseList(argv[++i]);
+        resolutionsGiven = true;
+      } else if (arg == "--configuration" && i + 1 < argc)
+        configuration = argv[++i];
       else if (arg == "--csv" && i + 1 < argc)
         csv = argv[++i];
       else if (arg == "--plot" && i + 1 < argc)
@@ -343,6 +332,25 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) {
     return usage(e.what());
   }
+  if (suiteName == "two-puncture") {
+    TwoPunctureStudyOptions study;
+    if (resolutionsGiven)
+      study.resolutions = resolutions;
+    study.configuration = configuration;
+    study.fourierPoints = gSolver.fourierPoints;
+    study.progress = gSolver.progress;
+    study.json = json;
+    study.csv = csv;
+    study.modulePath = kernelDir + "/libconverge_two_puncture_hamiltonian_3d.so";
+    if (!plot.empty())
+      return usage("--plot draws manufactured-solution errors; use --csv for the two-puncture study");
+    if (configuration != "boosted" && configuration != "spinning" && configuration != "both")
+      return usage(("unknown configuration '" + configuration + "' (boosted, spinning, both)").c_str());
+    return runTwoPunctureStudy(study);
+  }
+  for (int n : resolutions)
+    if (n > 40)
+      return usage("manufactured-solution suites take resolutions up to 40");
   const Manufactured *suite = nullptr;
   std::vector<Manufactured> all = suites();
   for (const Manufactured &m : all)

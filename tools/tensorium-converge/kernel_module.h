@@ -1,0 +1,33 @@
+#pragma once
+// A generated kernel module loaded at run time through its exported module tables.
+#include "tensorium_mlir/Runtime/HostABITypes.h"
+
+#include <dlfcn.h>
+#include <stdexcept>
+#include <string>
+
+namespace tensorium_converge {
+
+class Module {
+public:
+  explicit Module(const std::string &path) {
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_)
+      throw std::runtime_error("cannot load kernel module " + path + ": " + dlerror());
+    auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(handle_, "tensorium_get_module_tables"));
+    if (!get)
+      throw std::runtime_error(path + " does not export tensorium_get_module_tables");
+    tables_ = get();
+  }
+  ~Module() {
+    if (handle_)
+      dlclose(handle_);
+  }
+  const tensorium_module_tables &tables() const { return *tables_; }
+
+private:
+  void *handle_ = nullptr;
+  const tensorium_module_tables *tables_ = nullptr;
+};
+
+} // namespace tensorium_converge

@@ -1,0 +1,16 @@
+#pragma once
+// The two-puncture resolution study of tensorium-converge: no closed-form solution exists, so
+// convergence is judged from differences between successive resolutions.
+#include <string>
+#include <vector>
+
+struct TwoPunctureStudyOptions {
+  std::vector<int> resolutions{12, 16, 24, 32, 40}; // points in A and in B
+  std::string configuration = "both";            // boosted, spinning or both
+  int fourierPoints = 0;                         // 0: n / 2 rounded up to even, at least 4
+  bool progress = false, json = false;
+  std::string csv, modulePath;
+};
+
+/// Runs the study, prints its table (or JSON) and verdict; returns the process exit status.
+int runTwoPunctureStudy(const TwoPunctureStudyOptions &options);
