@@ -33,9 +33,9 @@ double residual(const Params &p, const std::array<double, 3> &x, const std::arra
   return tensorium_spectral_residual_kernels[0].evaluate(&point, params.data(), nullptr);
 }
 
-/// Independent Bowen-York: Ahat^ij for one puncture, summed, contracted with the flat metric.
-double referenceA2(const Params &p, const std::array<double, 3> &x) {
-  double A[3][3] = {};
+/// Independent Bowen-York: Ahat^ij of both punctures, written with the Levi-Civita symbol.
+std::array<std::array<double, 3>, 3> referenceTensor(const Params &p, const std::array<double, 3> &x) {
+  std::array<std::array<double, 3>, 3> A{};
   auto add = [&](const std::array<double, 3> &c, const std::array<double, 3> &P, const std::array<double, 3> &S) {
     double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
     double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -53,16 +53,22 @@ double referenceA2(const Params &p, const std::array<double, 3> &x) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         double delta = i == j ? 1.0 : 0.0;
-        A[i][j] += 3.0 / (2 * r * r) * (P[static_cast<size_t>(i)] * n[j] + P[static_cast<size_t>(j)] * n[i] - (delta - n[i] * n[j]) * Pn);
-        A[i][j] += 3.0 / (r * r * r) * (w[i] * n[j] + w[j] * n[i]);
+        A[static_cast<size_t>(i)][static_cast<size_t>(j)] += 3.0 / (2 * r * r) * (P[static_cast<size_t>(i)] * n[j] + P[static_cast<size_t>(j)] * n[i] - (delta - n[i] * n[j]) * Pn);
+        A[static_cast<size_t>(i)][static_cast<size_t>(j)] += 3.0 / (r * r * r) * (w[i] * n[j] + w[j] * n[i]);
       }
   };
   add(p.c1, p.P1, p.S1);
   add(p.c2, p.P2, p.S2);
+  return A;
+}
+
+/// Its contraction with the flat metric.
+double referenceA2(const Params &p, const std::array<double, 3> &x) {
+  std::array<std::array<double, 3>, 3> A = referenceTensor(p, x);
   double sum = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      sum += A[i][j] * A[i][j];
+      sum += A[static_cast<size_t>(i)][static_cast<size_t>(j)] * A[static_cast<size_t>(i)][static_cast<size_t>(j)];
   return sum;
 }
 
@@ -248,4 +254,174 @@ TEST(TwoPunctureSolve, BadParametersAreRejected) {
   EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], boosted(), options), std::invalid_argument);
   EXPECT_THROW(physics::findBareMasses(&tensorium_spectral_residual_kernels[0], boosted(), {0.5, -1.0}, {}),
                std::invalid_argument);
+}
+
+#include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+
+#include <numbers>
+
+namespace {
+constexpr int kSym[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+
+physics::TwoPunctureParameters spinningBoosted() {
+  physics::TwoPunctureParameters p = boosted();
+  p.P1 = {0.05, 0.15, -0.02};
+  p.S1 = {0.02, -0.03, 0.08};
+  p.S2 = {-0.01, 0.04, 0.05};
+  return p;
+}
+Params asParams(const physics::TwoPunctureParameters &q) {
+  Params p;
+  p.m1 = q.m1, p.m2 = q.m2;
+  p.c1 = {q.b, 0, 0}, p.c2 = {-q.b, 0, 0};
+  p.P1 = q.P1, p.P2 = q.P2, p.S1 = q.S1, p.S2 = q.S2;
+  return p;
+}
+} // namespace
+
+TEST(BowenYork, TensorMatchesTheLeviCivitaForm) {
+  physics::TwoPunctureParameters q = spinningBoosted();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int t = 0; t < 50; ++t) {
+    std::array<double, 3> x{u(rng), u(rng), u(rng)};
+    auto want = referenceTensor(asParams(q), x);
+    physics::SymmetricTensor got = physics::bowenYorkCurvature(q, x);
+    for (int a = 0; a < 6; ++a) {
+      double w = want[static_cast<size_t>(kSym[a][0])][static_cast<size_t>(kSym[a][1])];
+      EXPECT_NEAR(got[static_cast<size_t>(a)], w, 1e-12 * (1 + std::abs(w)));
+    }
+  }
+}
+
+TEST(BowenYork, SurfaceIntegralsReturnEachPuncturesMomentumAndSpin) {
+  // P^i = (1/8 pi) oint Ahat^ij n_j dA and S^i = (1/8 pi) oint eps^ijk (x - c)_j Ahat_kl n^l dA on
+  // a sphere around puncture 1 (the other puncture's divergence-free field integrates to zero).
+  physics::TwoPunctureParameters q = spinningBoosted();
+  const std::array<double, 3> c{q.b, 0, 0};
+  const double R = 0.6;
+  const int nTheta = 120, nPhi = 64;
+  std::array<double, 3> P{}, S{};
+  for (int it = 0; it < nTheta; ++it) {
+    // Gauss-Chebyshev-like midpoint rule in theta (smooth periodic integrand in phi).
+    const double theta = std::numbers::pi * (it + 0.5) / nTheta;
+    for (int ip = 0; ip < nPhi; ++ip) {
+      const double phi = 2 * std::numbers::pi * ip / nPhi;
+      const std::array<double, 3> n{std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta)};
+      const std::array<double, 3> x{c[0] + R * n[0], c[1] + R * n[1], c[2] + R * n[2]};
+      physics::SymmetricTensor A = physics::bowenYorkCurvature(q, x);
+      double M[3][3];
+      for (int a = 0; a < 6; ++a)
+        M[kSym[a][0]][kSym[a][1]] = M[kSym[a][1]][kSym[a][0]] = A[static_cast<size_t>(a)];
+      const double dA = R * R * std::sin(theta) * (std::numbers::pi / nTheta) * (2 * std::numbers::pi / nPhi);
+      double An[3];
+      for (int i = 0; i < 3; ++i)
+        An[i] = M[i][0] * n[0] + M[i][1] * n[1] + M[i][2] * n[2];
+      for (int i = 0; i < 3; ++i)
+        P[static_cast<size_t>(i)] += An[i] * dA / (8 * std::numbers::pi);
+      const double r[3] = {R * n[0], R * n[1], R * n[2]};
+      const double rxAn[3] = {r[1] * An[2] - r[2] * An[1], r[2] * An[0] - r[0] * An[2], r[0] * An[1] - r[1] * An[0]};
+      for (int i = 0; i < 3; ++i)
+        S[static_cast<size_t>(i)] += rxAn[i] * dA / (8 * std::numbers::pi);
+    }
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(P[i], q.P1[i], 2e-5) << i;
+    EXPECT_NEAR(S[i], q.S1[i], 2e-5) << i;
+  }
+}
+
+TEST(TwoPunctureHandoff, BssnFieldsFromTheSolutionAreConsistentAndFiniteAtThePunctures) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 16;
+  options.nPhi = 8;
+  physics::TwoPunctureParameters q = spinningBoosted();
+  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], q, options);
+  ASSERT_TRUE(s.result().converged()) << s.result().message;
+  // Points: both punctures exactly, points 1e-14 .. 1e-3 away, and a spread of ordinary points.
+  std::vector<double> x, y, z;
+  auto add = [&](double a, double b, double c) { x.push_back(a), y.push_back(b), z.push_back(c); };
+  add(q.b, 0, 0);
+  add(-q.b, 0, 0);
+  for (double e : {1e-14, 1e-9, 1e-6, 1e-3})
+    add(q.b + e, 0.5 * e, -e), add(-q.b - e, e, 0.0);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-4.0, 4.0);
+  for (int t = 0; t < 40; ++t)
+    add(u(rng), u(rng), u(rng));
+  const size_t n = x.size();
+  std::vector<double> chi(n), gt(6 * n), K(n), At(6 * n), Gt(3 * n), alpha(n), beta(3 * n), B(3 * n), phi(n), W(n);
+  physics::BSSNFieldBuffers buffers{chi, gt, K, At, Gt, alpha, beta, B, phi, W};
+  physics::TwoPunctureHandoff handoff(s);
+  handoff.write(x, y, z, buffers);
+  for (auto *field : {&chi, &gt, &K, &At, &Gt, &alpha, &beta, &B, &phi, &W})
+    for (double v : *field)
+      ASSERT_TRUE(std::isfinite(v));
+  for (size_t p = 0; p < n; ++p) {
+    const std::array<double, 3> at{x[p], y[p], z[p]};
+    const physics::PunctureFieldValues v = handoff.evaluate(at);
+    const double psiFromChi = std::pow(chi[p], -0.25);
+    EXPECT_NEAR(psiFromChi, v.psi, 1e-13 * v.psi);
+    EXPECT_NEAR(alpha[p], std::sqrt(chi[p]), 1e-15 + 1e-13 * alpha[p]);
+    EXPECT_NEAR(W[p], std::sqrt(chi[p]), 1e-15 + 1e-13 * W[p]);
+    EXPECT_NEAR(phi[p], -0.25 * std::log(chi[p]), 1e-12 * std::abs(phi[p]) + 1e-14);
+    EXPECT_EQ(K[p], 0.0);
+    for (size_t a = 0; a < 6; ++a) {
+      EXPECT_EQ(gt[a * n + p], (a == 0 || a == 3 || a == 5) ? 1.0 : 0.0);
+      EXPECT_NEAR(At[a * n + p], std::pow(chi[p], 1.5) * v.Ahat[a], 1e-13 * std::abs(v.Ahat[a]) * std::pow(chi[p], 1.5) + 1e-300);
+    }
+    for (size_t i = 0; i < 3; ++i)
+      EXPECT_TRUE(Gt[i * n + p] == 0.0 && beta[i * n + p] == 0.0 && B[i * n + p] == 0.0);
+    const double r1 = std::hypot(x[p] - q.b, y[p], z[p]), r2 = std::hypot(x[p] + q.b, y[p], z[p]);
+    if (std::min(r1, r2) > 1e-2) {
+      // Away from the punctures psi also matches direct interpolation of the solution, and
+      // Ahat the independent Bowen-York form.
+      EXPECT_NEAR(psiFromChi, s.psi(at), 1e-12 * psiFromChi);
+      auto want = referenceTensor(asParams(q), at);
+      for (int a = 0; a < 6; ++a)
+        EXPECT_NEAR(v.Ahat[static_cast<size_t>(a)], want[static_cast<size_t>(kSym[a][0])][static_cast<size_t>(kSym[a][1])],
+                    1e-12 * (1 + std::abs(v.Ahat[static_cast<size_t>(a)])));
+    }
+  }
+  // Towards a puncture chi, alpha and Atilde go to zero; exactly at it they stay finite.
+  EXPECT_LT(chi[0], 1e-30);
+  EXPECT_LT(alpha[0], 1e-15);
+  EXPECT_GT(chi[n - 1], 1e-3);
+  // alpha = 1 on request.
+  physics::HandoffOptions one;
+  one.lapse = physics::InitialLapse::One;
+  physics::TwoPunctureHandoff(s, one).write(x, y, z, buffers);
+  for (double a : alpha)
+    EXPECT_EQ(a, 1.0);
+}
+
+TEST(TwoPunctureHandoff, BadBuffersAreRejectedBeforeAnythingIsWritten) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = 8;
+  options.nPhi = 4;
+  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], boosted(), options);
+  ASSERT_TRUE(s.result().converged());
+  physics::TwoPunctureHandoff handoff(s);
+  std::vector<double> x{0.1, 0.2}, y{0.0, 0.1}, z{0.3, 0.0};
+  const size_t n = 2;
+  std::vector<double> chi(n, 7.0), gt(6 * n, 7.0), K(n, 7.0), At(6 * n - 1, 7.0), Gt(3 * n, 7.0), alpha(n, 7.0),
+      beta(3 * n, 7.0), B(3 * n, 7.0);
+  physics::BSSNFieldBuffers buffers{chi, gt, K, At, Gt, alpha, beta, B, {}, {}};
+  try {
+    handoff.write(x, y, z, buffers);
+    FAIL() << "expected a size error";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find("'Atilde' has 11 entries, expected 6 x 2"), std::string::npos) << e.what();
+  }
+  for (double v : chi)
+    EXPECT_EQ(v, 7.0);
+  std::vector<double> shortY{0.0};
+  EXPECT_THROW(handoff.write(x, shortY, z, buffers), std::invalid_argument);
+  std::vector<double> nanX{0.1, std::nan("")};
+  At.resize(6 * n);
+  EXPECT_THROW(handoff.write(nanX, y, z, buffers), std::invalid_argument);
+  EXPECT_EQ(chi[0], 7.0);
+  physics::HandoffOptions bad;
+  bad.punctureRadiusFloor = 0.0;
+  EXPECT_THROW(physics::TwoPunctureHandoff(s, bad), std::invalid_argument);
 }

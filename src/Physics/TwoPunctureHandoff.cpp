@@ -1,0 +1,118 @@
+#include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace tensorium_mlir::physics {
+
+namespace {
+
+constexpr int kSymmetric[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+
+/// One puncture's Bowen-York curvature added to A (physics note: momentum and spin terms).
+void addBowenYork(const std::array<double, 3> &c, const std::array<double, 3> &P, const std::array<double, 3> &S,
+                  const std::array<double, 3> &x, double radiusFloor, SymmetricTensor &A) {
+  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+  double r = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  double n[3];
+  if (r > 0) {
+    for (int i = 0; i < 3; ++i)
+      n[i] = d[i] / r;
+  } else { // any direction: the floor sphere's value along x
+    n[0] = 1, n[1] = 0, n[2] = 0;
+  }
+  r = std::max(r, radiusFloor);
+  const double Pn = P[0] * n[0] + P[1] * n[1] + P[2] * n[2];
+  // eps^kil S_l n_k = (S x n)_i: the spin term is 3/r^3 [(S x n)_i n_j + (S x n)_j n_i].
+  const double Sxn[3] = {S[1] * n[2] - S[2] * n[1], S[2] * n[0] - S[0] * n[2], S[0] * n[1] - S[1] * n[0]};
+  const double momentum = 1.5 / (r * r), spin = 3.0 / (r * r * r);
+  for (int a = 0; a < 6; ++a) {
+    const int i = kSymmetric[a][0], j = kSymmetric[a][1];
+    const double delta = i == j ? 1.0 : 0.0;
+    A[static_cast<size_t>(a)] += momentum * (P[static_cast<size_t>(i)] * n[j] + P[static_cast<size_t>(j)] * n[i] -
+                                              (delta - n[i] * n[j]) * Pn) +
+                                 spin * (Sxn[i] * n[j] + Sxn[j] * n[i]);
+  }
+}
+
+} // namespace
+
+SymmetricTensor bowenYorkCurvature(const TwoPunctureParameters &p, const std::array<double, 3> &x) {
+  SymmetricTensor A{};
+  addBowenYork({p.b, 0, 0}, p.P1, p.S1, x, 0.0, A);
+  addBowenYork({-p.b, 0, 0}, p.P2, p.S2, x, 0.0, A);
+  return A;
+}
+
+TwoPunctureHandoff::TwoPunctureHandoff(const TwoPunctureSolution &solution, const HandoffOptions &options)
+    : solution_(solution), options_(options) {
+  if (!(options.punctureRadiusFloor > 0) || !std::isfinite(options.punctureRadiusFloor))
+    throw std::invalid_argument("the puncture radius floor must be positive and finite");
+}
+
+PunctureFieldValues TwoPunctureHandoff::evaluate(const std::array<double, 3> &x) const {
+  const TwoPunctureParameters &p = solution_.parameters();
+  const double floor = options_.punctureRadiusFloor * p.b;
+  auto distance = [&](double cx) {
+    return std::max(std::sqrt((x[0] - cx) * (x[0] - cx) + x[1] * x[1] + x[2] * x[2]), floor);
+  };
+  PunctureFieldValues v;
+  v.U = solution_.U(x); // regular everywhere, the punctures included
+  v.psi = 1.0 + p.m1 / (2 * distance(p.b)) + p.m2 / (2 * distance(-p.b)) + v.U;
+  addBowenYork({p.b, 0, 0}, p.P1, p.S1, x, floor, v.Ahat);
+  addBowenYork({-p.b, 0, 0}, p.P2, p.S2, x, floor, v.Ahat);
+  return v;
+}
+
+void TwoPunctureHandoff::write(std::span<const double> x, std::span<const double> y, std::span<const double> z,
+                               const BSSNFieldBuffers &out) const {
+  const size_t n = x.size();
+  if (y.size() != n || z.size() != n)
+    throw std::invalid_argument("handoff: coordinate arrays have " + std::to_string(x.size()) + ", " +
+                                std::to_string(y.size()) + " and " + std::to_string(z.size()) + " entries");
+  for (size_t p = 0; p < n; ++p)
+    if (!std::isfinite(x[p]) || !std::isfinite(y[p]) || !std::isfinite(z[p]))
+      throw std::invalid_argument("handoff: point " + std::to_string(p) + " has a non-finite coordinate");
+  auto check = [n](std::span<double> buffer, size_t components, const char *name, bool optional) {
+    if (optional && buffer.empty())
+      return;
+    if (buffer.size() != components * n)
+      throw std::invalid_argument(std::string("handoff: buffer '") + name + "' has " + std::to_string(buffer.size()) +
+                                  " entries, expected " + std::to_string(components) + " x " + std::to_string(n));
+  };
+  check(out.chi, 1, "chi", false);
+  check(out.gammatilde, 6, "gammatilde", false);
+  check(out.K, 1, "K", false);
+  check(out.Atilde, 6, "Atilde", false);
+  check(out.Gammatilde, 3, "Gammatilde", false);
+  check(out.alpha, 1, "alpha", false);
+  check(out.beta, 3, "beta", false);
+  check(out.B, 3, "B", false);
+  check(out.phi, 1, "phi", true);
+  check(out.W, 1, "W", true);
+
+  for (size_t p = 0; p < n; ++p) {
+    const PunctureFieldValues v = evaluate({x[p], y[p], z[p]});
+    const double inversePsi = 1.0 / v.psi, psiMinus2 = inversePsi * inversePsi;
+    const double psiMinus4 = psiMinus2 * psiMinus2, psiMinus6 = psiMinus4 * psiMinus2;
+    out.chi[p] = psiMinus4;
+    out.K[p] = 0.0;
+    out.alpha[p] = options_.lapse == InitialLapse::One ? 1.0 : psiMinus2;
+    for (size_t a = 0; a < 6; ++a) {
+      out.gammatilde[a * n + p] = (a == 0 || a == 3 || a == 5) ? 1.0 : 0.0;
+      out.Atilde[a * n + p] = psiMinus6 * v.Ahat[a];
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      out.Gammatilde[i * n + p] = 0.0;
+      out.beta[i * n + p] = 0.0;
+      out.B[i * n + p] = 0.0;
+    }
+    if (!out.phi.empty())
+      out.phi[p] = std::log(v.psi);
+    if (!out.W.empty())
+      out.W[p] = psiMinus2;
+  }
+}
+
+} // namespace tensorium_mlir::physics
