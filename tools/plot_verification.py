@@ -26,7 +26,7 @@ def main() -> int:
         ref = [vs[-1] * (h / hs[-1]) ** order for h in hs]
         ax.loglog(hs, ref, ":", color=line.get_color(), label=f"h^{order}")
     ax.set_xlabel("grid spacing h")
-    ax.set_ylabel("L2 norm (first column)")
+    ax.set_ylabel("weighted L2 norm of H (Kasner: max error)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")

@@ -20,11 +20,9 @@ cmake --build "$build" -j "$(nproc)"
 
 case "$mode" in
   main)
-    # Default job: compile a shipped fixture and print its summary and ABI contract.
-    fixture="$root/fixtures/gr/schwarzschild_isotropic_3d.tn"
-    "$build/bin/Tensorium_cc" --print-summary "$fixture"
-    echo
-    "$build/bin/Tensorium_abi_probe" "$fixture"
+    # Default job: two-puncture initial data solved spectrally, handed off to BSSN fields on
+    # three Cartesian grids, constraints evaluated by the generated 4th-order kernels.
+    "$build/bin/tensorium-verify" two-puncture-boosted
     ;;
   test)
     cd "$build"

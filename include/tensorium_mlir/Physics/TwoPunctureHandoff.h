@@ -7,6 +7,7 @@
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 
 #include <array>
+#include <cstddef>
 #include <span>
 
 namespace tensorium_mlir::physics {
@@ -55,6 +56,8 @@ public:
              const BSSNFieldBuffers &buffers) const;
 
 private:
+  void writeRange(std::span<const double> x, std::span<const double> y, std::span<const double> z,
+                  const BSSNFieldBuffers &buffers, size_t begin, size_t end) const;
   const TwoPunctureSolution &solution_;
   HandoffOptions options_;
 };
