@@ -3,6 +3,7 @@
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 #include <functional>
 #include <optional>
@@ -10,6 +11,23 @@
 namespace tensorium_mlir::codegen {
 
 using namespace frontend;
+
+std::vector<double> dissipationWeights(unsigned order) {
+  // Kreiss-Oliger operator of a scheme of order p: r = p/2 + 1 and
+  //   Q u = (-1)^(r+1) h^(2r-1) / 2^(2r) (D+ D-)^r u,
+  // whose weights (times 1/h) are -(-1)^k C(2r, r+k) / 2^(2r), k = -r..r. Its Fourier symbol is
+  // -sin^(2r)(theta/2) <= 0: it damps every mode, the grid-scale one most, and is O(h^(2r-1)),
+  // below the scheme's truncation error.
+  const int r = static_cast<int>(order) / 2 + 1;
+  std::vector<double> w(static_cast<size_t>(2 * r + 1));
+  double binomial = 1.0; // C(2r, m) for m = 0..2r
+  for (int m = 0; m <= 2 * r; ++m) {
+    const int k = m - r;
+    w[static_cast<size_t>(m)] = -((k % 2 == 0) ? 1.0 : -1.0) * binomial / std::ldexp(1.0, 2 * r);
+    binomial = binomial * (2 * r - m) / (m + 1);
+  }
+  return w;
+}
 
 const std::vector<double> &firstDerivativeWeights(unsigned order) {
   static const std::vector<double> w2{-1.0 / 2, 0, 1.0 / 2};
@@ -190,6 +208,16 @@ public:
     }
     case ExprKind::Covariant:
       return evalCovariant(e, env);
+    case ExprKind::Dissipation: {
+      if (mode_ != Mode::FiniteDifference)
+        fail(e.range, "dissipation() needs a finite-difference scheme (spatial { scheme = fd })");
+      NodeId u = eval(*e.operands[0], env);
+      NodeId sigma = eval(*e.operands[1], env);
+      NodeId sum = g_.constant(0.0);
+      for (unsigned a = 0; a < dim_; ++a)
+        sum = g_.add(sum, stencil(u, static_cast<int>(a), dissipationWeights(order_), spacing(static_cast<int>(a))));
+      return g_.mul(sigma, sum);
+    }
     }
     fail(e.range, "internal: unhandled expression");
   }

@@ -192,6 +192,7 @@ private:
     case ExprKind::Derivative: os_ << "Derivative d_" << e.indices.front().name; break;
     case ExprKind::Covariant: os_ << "Covariant nabla_" << e.indices.front().name; break;
     case ExprKind::Laplacian: os_ << "Laplacian"; break;
+    case ExprKind::Dissipation: os_ << "Dissipation"; break;
     }
     os_ << indices(e.freeIndices) << '\n';
     for (const ExprPtr &op : e.operands)

@@ -849,6 +849,8 @@ ExprPtr Parser::parsePrimary() {
       node->kind = ExprKind::Contract;
     } else if (name == "laplacian") {
       node->kind = ExprKind::Laplacian;
+    } else if (name == "dissipation") {
+      node->kind = ExprKind::Dissipation;
     } else if (startsWith(name, "d_")) {
       node->kind = ExprKind::Derivative;
       node->indices.push_back({name.substr(2), {SourceLocation{t.range.begin.offset + 2}, t.range.end}});

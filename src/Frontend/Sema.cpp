@@ -509,6 +509,20 @@ private:
         return std::nullopt;
       return Shape{};
     }
+    case ExprKind::Dissipation: {
+      if (e.operands.size() != 2) {
+        d_.error(e.range, "dissipation() takes two arguments: the expression to damp and the strength sigma");
+        return std::nullopt;
+      }
+      auto s = check(*e.operands[0]);
+      auto sigma = check(*e.operands[1]);
+      if (!s || !sigma)
+        return std::nullopt;
+      if (!requireScalar(*sigma, e.operands[1]->range, "the strength of dissipation()"))
+        return std::nullopt;
+      e.freeIndices = s->free;
+      return Shape{s->free, {}};
+    }
     }
     return std::nullopt;
   }

@@ -88,6 +88,8 @@ std::vector<KernelPlan> planKernels(const frontend::Module &module, const CodeGe
 
 /// Centred finite-difference weights for order p (2, 4, 6, 8): offsets -p/2..p/2.
 const std::vector<double> &firstDerivativeWeights(unsigned order);
+/// Kreiss-Oliger dissipation weights for a scheme of order p (radius p/2 + 1), times 1/h.
+std::vector<double> dissipationWeights(unsigned order);
 const std::vector<double> &secondDerivativeWeights(unsigned order);
 
 } // namespace tensorium_mlir::codegen

@@ -63,6 +63,7 @@ enum class ExprKind {
   Derivative, // d_i(expr)
   Covariant,  // nabla_k(expr)
   Laplacian,  // laplacian(expr)
+  Dissipation, // dissipation(expr, sigma): Kreiss-Oliger dissipation (fd only)
 };
 
 enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary };
