@@ -37,6 +37,16 @@ struct Grid {
   std::array<double, 3> at(int i, int j, int k) const { return {lo[0] + i * h[0], lo[1] + j * h[1], lo[2] + k * h[2]}; }
 };
 
+/// The unit cube with n cells per side plus r ghost layers on each face (periodic evolutions).
+Grid periodicUnitCube(int n, int r) {
+  Grid g{{n + 2 * r, n + 2 * r, n + 2 * r}, {}, {}};
+  for (int a = 0; a < 3; ++a) {
+    g.h[a] = 1.0 / n;
+    g.lo[a] = -r * g.h[a];
+  }
+  return g;
+}
+
 Grid cube(int n, double L) {
   Grid g{{n, n, n}, {-L, -L, -L}, {}};
   for (double &h : g.h)
@@ -540,9 +550,7 @@ int runKasner(const Options &o, Report &report) {
       double previous[2] = {NAN, NAN}, previousH = NAN, last[2] = {NAN, NAN};
       for (int n : resolutions) {
         const int r = bssnRadius(order);
-        Grid g{{n + 2 * r, n + 2 * r, n + 2 * r}, {}, {}};
-        for (int a = 0; a < 3; ++a)
-          g.h[a] = 1.0 / n, g.lo[a] = -r * g.h[a];
+        Grid g = periodicUnitCube(n, r);
         Evolution e(g, order, {2.0, 0.0, 0.0, 0.1});
         e.load(kasner(g, t0, pk, eps));
         e.rhs();
@@ -583,11 +591,7 @@ int runKasner(const Options &o, Report &report) {
     const double hCoarsest = 1.0 / resolutions.front();
     for (int n : resolutions) {
       const int r = bssnRadius(order);
-      Grid g{{n + 2 * r, n + 2 * r, n + 2 * r}, {}, {}};
-      for (int a = 0; a < 3; ++a) {
-        g.h[a] = 1.0 / n;
-        g.lo[a] = -r * g.h[a];
-      }
+      Grid g = periodicUnitCube(n, r);
       double dtTarget = 0.5 * g.h[0];
       if (order > 4)
         dtTarget *= std::pow(g.h[0] / hCoarsest, (order - 4) / 4.0);
@@ -649,9 +653,7 @@ int runFlat(const Options &o, Report &report) {
   for (int order : o.orders)
     for (int n : resolutions) {
       const int r = bssnRadius(order);
-      Grid g{{n + 2 * r, n + 2 * r, n + 2 * r}, {}, {}};
-      for (int a = 0; a < 3; ++a)
-        g.h[a] = 1.0 / n, g.lo[a] = -r * g.h[a];
+      Grid g = periodicUnitCube(n, r);
       BSSNState flat(g.points());
       for (size_t p = 0; p < flat.n; ++p) {
         flat.chi[p] = flat.alpha[p] = 1.0;
