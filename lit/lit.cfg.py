@@ -31,6 +31,7 @@ tools = [
     ToolSubst("Tensorium_abi_probe", unresolved="fatal"),
     ToolSubst("tensorium-two-punctures", unresolved="fatal"),
     ToolSubst("tensorium-verify", unresolved="fatal"),
+    ToolSubst("tensorium-converge", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
