@@ -928,6 +928,11 @@ int main(int argc, char **argv) {
     const bool evolution = name == "kasner-evolution" || name == "flat-evolution";
     if (!evolution && !o.resolutions.empty() && o.resolutions.size() < 3)
       throw std::invalid_argument("constraint cases need at least three resolutions");
+    if (name == "kasner-evolution" && !o.resolutions.empty() && o.resolutions.size() < 2)
+      throw std::invalid_argument("kasner-evolution needs at least two resolutions to measure an order");
+    for (size_t i = 1; i < o.resolutions.size(); ++i)
+      if (o.resolutions[i] <= o.resolutions[i - 1])
+        throw std::invalid_argument("resolutions must increase");
   } catch (const std::invalid_argument &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
     return 2;
