@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
         v[i] = (unit ? 1.0 : 0.0) + 0.01 * std::sin(0.001 * static_cast<double>(p) + static_cast<double>(c));
       }
     }
-    const double h = 1.0 / n, params[4] = {2.0, 1.0, 0.75, 0.1}; // eta, 1+log, Gamma-driver, KO sigma
+    const double h = 1.0 / n, params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
     const double interior = std::pow(n - 6, 3); // stencil radius 3 (Kreiss-Oliger)
     struct Run {
       const char *symbol;
