@@ -91,6 +91,19 @@ struct BSSNState {
         alpha(points), beta(3 * points), B(3 * points) {}
 };
 
+/// Every BSSN field of a state with its buffer name in the generated module.
+template <typename State> auto bssnFields(State &s) {
+  using V = decltype(&s.chi);
+  return std::array<std::pair<const char *, V>, 8>{{{"chi", &s.chi},
+                                                   {"gammatilde", &s.gammatilde},
+                                                   {"K", &s.K},
+                                                   {"Atilde", &s.Atilde},
+                                                   {"Gammatilde", &s.Gammatilde},
+                                                   {"alpha", &s.alpha},
+                                                   {"beta", &s.beta},
+                                                   {"B", &s.B}}};
+}
+
 constexpr int kSym6[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
 
 /// From the handoff's 6-component symmetric buffers to the kernels' 9-component layout.
@@ -103,7 +116,7 @@ void expandSymmetric(const std::vector<double> &six, std::vector<double> &nine, 
 }
 
 /// Inverse of a symmetric 3x3 stored component-major at point p.
-void invert3(const std::vector<double> &m, std::vector<double> &inv, size_t n, size_t p, double scale = 1.0) {
+void invert3(std::span<const double> m, std::span<double> inv, size_t n, size_t p, double scale = 1.0) {
   auto a = [&](int i, int j) { return m[static_cast<size_t>(i * 3 + j) * n + p]; };
   const double c00 = a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1), c01 = a(0, 2) * a(2, 1) - a(0, 1) * a(2, 2),
                c02 = a(0, 1) * a(1, 2) - a(0, 2) * a(1, 1), c11 = a(0, 0) * a(2, 2) - a(0, 2) * a(2, 0),
@@ -264,6 +277,22 @@ double observedOrder(double coarse, double fine, double hc, double hf) {
   return coarse > 0 && fine > 0 ? std::log(coarse / fine) / std::log(hc / hf) : NAN;
 }
 
+/// Observed orders along one series of resolutions: add() returns the order between the
+/// previous value and this one (NaN for the first); within() judges the finest pair.
+class OrderSeries {
+public:
+  double add(double value, double h) {
+    last_ = std::isnan(previous_) ? NAN : observedOrder(previous_, value, previousH_, h);
+    previous_ = value;
+    previousH_ = h;
+    return last_;
+  }
+  bool within(double expected, double tolerance = 0.3) const { return std::abs(last_ - expected) <= tolerance; }
+
+private:
+  double previous_ = NAN, previousH_ = NAN, last_ = NAN;
+};
+
 struct Report {
   std::ostringstream text, csv;
   std::vector<std::string> json;
@@ -412,7 +441,7 @@ physics::TwoPunctureSolution solvePunctures(const physics::TwoPunctureParameters
 // ------------------------------------------------------------------ evolution
 
 /// Periodic fill of the `r` outermost layers of every component from the opposite interior.
-void fillPeriodic(const Grid &g, std::vector<double> &buffer, int r) {
+void fillPeriodic(const Grid &g, std::span<double> buffer, int r) {
   const size_t n = g.points(), components = buffer.size() / n;
   auto wrap = [&](int i, int axis) {
     const int interior = g.n[axis] - 2 * r;
@@ -450,54 +479,50 @@ struct Evolution {
         radius(bssnRadius(order)), pairs(storage.eulerUpdatePairsFromDerivativePrefix()), params(std::move(p)) {}
 
   void load(const BSSNState &s) {
-    auto put = [&](const char *name, const std::vector<double> &v) { std::copy(v.begin(), v.end(), storage.buffer(name).begin()); };
-    put("chi", s.chi), put("gammatilde", s.gammatilde), put("K", s.K), put("Atilde", s.Atilde);
-    put("Gammatilde", s.Gammatilde), put("alpha", s.alpha), put("beta", s.beta), put("B", s.B);
+    for (auto [name, v] : bssnFields(s))
+      std::copy(v->begin(), v->end(), storage.buffer(name).begin());
   }
   void fillBoundaries() {
-    for (auto &[d, x] : pairs) {
-      std::span<double> b = storage.buffer(x);
-      std::vector<double> tmp(b.begin(), b.end());
-      fillPeriodic(grid, tmp, radius);
-      std::copy(tmp.begin(), tmp.end(), b.begin());
-    }
+    for (auto &[d, x] : pairs)
+      fillPeriodic(grid, storage.buffer(x), radius);
   }
   /// The state with its periodic boundary layers refreshed.
   BSSNState state() {
     fillBoundaries();
     BSSNState s(grid.points());
-    auto get = [&](const char *name, std::vector<double> &v) {
+    for (auto [name, v] : bssnFields(s)) {
       std::span<double> b = storage.buffer(name);
-      v.assign(b.begin(), b.end());
-    };
-    get("chi", s.chi), get("gammatilde", s.gammatilde), get("K", s.K), get("Atilde", s.Atilde);
-    get("Gammatilde", s.Gammatilde), get("alpha", s.alpha), get("beta", s.beta), get("B", s.B);
+      v->assign(b.begin(), b.end());
+    }
     return s;
   }
-  /// Boundary layers, the inverse conformal metric, then the generated right-hand side.
-  void rhs() {
-    fillBoundaries();
-    std::span<double> gt = storage.buffer("gammatilde"), gu = storage.buffer("gammatildeU");
-    std::vector<double> m(gt.begin(), gt.end()), inv(gu.size());
+  /// The inverse conformal metric from gammatilde_ij, then the generated right-hand side on the
+  /// buffers as they are.
+  void evaluateRhs() {
+    std::span<const double> gt = storage.buffer("gammatilde");
+    std::span<double> gu = storage.buffer("gammatildeU");
     for (size_t p = 0; p < grid.points(); ++p)
-      invert3(m, inv, grid.points(), p);
-    std::copy(inv.begin(), inv.end(), gu.begin());
+      invert3(gt, gu, grid.points(), p);
     storage.invoke(module->adapters(), "tensorium_rhs_grid_parallel", params, {grid.h[0], grid.h[1], grid.h[2]});
   }
-  /// One classical RK4 step of size dt.
+  /// Periodic boundary layers first (evolutions).
+  void rhs() {
+    fillBoundaries();
+    evaluateRhs();
+  }
+  /// One classical RK4 step of size dt; the stage buffers are kept between steps.
   void step(double dt) {
-    std::map<std::string, std::vector<double>> y0, acc;
     for (auto &[d, x] : pairs) {
       std::span<double> b = storage.buffer(x);
-      y0[x].assign(b.begin(), b.end());
-      acc[x].assign(b.size(), 0.0);
+      y0_[x].assign(b.begin(), b.end());
+      acc_[x].assign(b.size(), 0.0);
     }
     const double stageWeight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}, stageStep[3] = {0.5, 0.5, 1.0};
     for (int stage = 0; stage < 4; ++stage) {
       rhs();
       for (auto &[d, x] : pairs) {
         std::span<double> k = storage.buffer(d), y = storage.buffer(x);
-        std::vector<double> &a = acc[x], &base = y0[x];
+        std::vector<double> &a = acc_[x], &base = y0_[x];
         for (size_t i = 0; i < y.size(); ++i) {
           a[i] += stageWeight[stage] * k[i];
           y[i] = stage < 3 ? base[i] + stageStep[stage] * dt * k[i] : base[i] + dt * a[i];
@@ -505,6 +530,9 @@ struct Evolution {
       }
     }
   }
+
+private:
+  std::map<std::string, std::vector<double>> y0_, acc_;
 };
 
 Mask interiorMask(const Grid &g, int r) {
@@ -518,12 +546,10 @@ Mask interiorMask(const Grid &g, int r) {
 
 double maxDifference(const BSSNState &a, const BSSNState &b) {
   double d = 0;
-  auto cmp = [&](const std::vector<double> &x, const std::vector<double> &y) {
-    for (size_t i = 0; i < x.size(); ++i)
-      d = std::max(d, std::abs(x[i] - y[i]));
-  };
-  cmp(a.chi, b.chi), cmp(a.gammatilde, b.gammatilde), cmp(a.K, b.K), cmp(a.Atilde, b.Atilde);
-  cmp(a.Gammatilde, b.Gammatilde), cmp(a.alpha, b.alpha), cmp(a.beta, b.beta), cmp(a.B, b.B);
+  auto fa = bssnFields(a), fb = bssnFields(b);
+  for (size_t f = 0; f < fa.size(); ++f)
+    for (size_t i = 0; i < fa[f].second->size(); ++i)
+      d = std::max(d, std::abs((*fa[f].second)[i] - (*fb[f].second)[i]));
   return d;
 }
 
@@ -608,7 +634,7 @@ int runKasner(const Options &o, Report &report) {
              "and beta = 0 the chi, K and gammatilde equations take no spatial derivatives):\n"
           << head;
     for (int order : o.orders) {
-      double previous[2] = {NAN, NAN}, previousH = NAN, last[2] = {NAN, NAN};
+      OrderSeries series[2];
       for (int n : resolutions) {
         const int r = bssnRadius(order);
         Grid g = periodicUnitCube(n, r);
@@ -630,25 +656,19 @@ int runKasner(const Options &o, Report &report) {
         };
         const double errors[2] = {worst("Atilde", plus.Atilde, minus.Atilde),
                                   worst("Gammatilde", plus.Gammatilde, minus.Gammatilde)};
-        double p[2];
-        for (int q = 0; q < 2; ++q) {
-          p[q] = std::isnan(previous[q]) ? NAN : observedOrder(previous[q], errors[q], previousH, g.h[0]);
-          last[q] = p[q];
-          previous[q] = errors[q];
-        }
-        previousH = g.h[0];
+        const double p[2] = {series[0].add(errors[0], g.h[0]), series[1].add(errors[1], g.h[0])};
         char row[200];
         std::snprintf(row, sizeof row, "%6d %5d %9.5f %16.4e %16.4e %8.3f %8.3f\n", order, n, g.h[0], errors[0], errors[1],
                       p[0], p[1]);
         table << row;
       }
-      pass = pass && std::abs(last[0] - order) <= 0.3 && std::abs(last[1] - order) <= 0.3;
+      pass = pass && series[0].within(order) && series[1].within(order);
     }
     report.text << table.str() << "\nEvolution:\n";
   }
   report.text << line;
   for (int order : o.orders) {
-    double previousError = NAN, previousH = NAN, lastOrder = NAN;
+    OrderSeries series;
     const double hCoarsest = 1.0 / resolutions.front();
     for (int n : resolutions) {
       const int r = bssnRadius(order);
@@ -677,8 +697,7 @@ int runKasner(const Options &o, Report &report) {
             error = std::max(error, std::abs(end.Gammatilde[c * N + p] - exact.Gammatilde[c * N + p]));
         }
       ConstraintNorms c1 = evaluateConstraints(g, toADM(end), order, interior);
-      const double p = std::isnan(previousError) ? NAN : observedOrder(previousError, error, previousH, g.h[0]);
-      lastOrder = p;
+      const double p = series.add(error, g.h[0]);
       std::snprintf(line, sizeof line, "%6d %5d %9.5f %7d %14.4e %8.3f %14.4e %14.4e\n", order, n, g.h[0], steps, error, p,
                     c0.H.max, c1.H.max);
       report.text << line;
@@ -689,10 +708,8 @@ int runKasner(const Options &o, Report &report) {
       std::snprintf(row, sizeof row, "{\"label\": \"kasner\", \"order\": %d, \"n\": %d, \"h\": %.17g, \"error\": %.17g}",
                     order, n, g.h[0], error);
       report.json.push_back(row);
-      previousError = error;
-      previousH = g.h[0];
     }
-    pass = pass && std::abs(lastOrder - order) <= 0.3;
+    pass = pass && series.within(order);
   }
   report.text << "verdict: " << (pass ? "PASS" : "FAIL")
               << " (observed orders of the finest pair, right-hand side and evolution, within 0.3 of the "
@@ -744,7 +761,7 @@ void shiftTerms(const Options &o, Report &report) {
   report.text << line;
   bool pass = true;
   for (int order : o.orders) {
-    double previous = NAN, previousH = NAN, last = NAN;
+    OrderSeries series;
     for (int n : resolutions) {
       const int r = bssnRadius(order);
       Grid g = periodicUnitCube(n, r);
@@ -803,14 +820,11 @@ void shiftTerms(const Options &o, Report &report) {
         for (size_t comp = 0; comp < error.size() / N; ++comp)
           worst = std::max(worst, norms(std::span<const double>(error).subspan(comp * N, N), interior).max);
       }
-      const double p = std::isnan(previous) ? NAN : observedOrder(previous, worst, previousH, g.h[0]);
-      last = p;
+      const double p = series.add(worst, g.h[0]);
       std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %8.3f\n", order, n, g.h[0], worst, p);
       report.text << line;
-      previous = worst;
-      previousH = g.h[0];
     }
-    pass = pass && std::abs(last - order) <= 0.3;
+    pass = pass && series.within(order);
   }
   report.text << "verdict: " << (pass ? "PASS" : "FAIL") << " (finest pair within 0.3 of the order)\n";
   report.pass = report.pass && pass;
@@ -875,7 +889,7 @@ void schwarzschildStatic(const Options &o, Report &report, double M, double L, d
   report.text << line;
   bool pass = true;
   for (int order : o.orders) {
-    double previous[2] = {NAN, NAN}, previousH = NAN, last[2] = {NAN, NAN};
+    OrderSeries series[2];
     for (int n : resolutions) {
       Grid g = cube(n, L);
       // fixtures/gr/schwarzschild_isotropic_3d.tn supplies the metric and the static lapse.
@@ -889,13 +903,8 @@ void schwarzschildStatic(const Options &o, Report &report, double M, double L, d
             s.beta[c * N + p] = moving ? v[c] : 0.0;
         Evolution e(g, order, {2.0, 1.0, 0.75, 0.1, 1.0});
         e.load(s);
-        // No periodic fill here: evaluate the RHS once on the loaded data.
-        std::span<double> gt = e.storage.buffer("gammatilde"), gu = e.storage.buffer("gammatildeU");
-        std::vector<double> m(gt.begin(), gt.end()), inv(gu.size());
-        for (size_t p = 0; p < N; ++p)
-          invert3(m, inv, N, p);
-        std::copy(inv.begin(), inv.end(), gu.begin());
-        e.storage.invoke(e.module->adapters(), "tensorium_rhs_grid_parallel", e.params, {g.h[0], g.h[1], g.h[2]});
+        e.evaluateRhs(); // no periodic fill: the slice is not periodic
+
         // Exact v . grad of chi = psi^-4 and alpha = (1 - q)/(1 + q), q = M/2r; every other field
         // is constant in space (gammatilde = delta) or zero.
         std::vector<double> dchi(N, 0.0), dalpha(N, 0.0);
@@ -923,18 +932,12 @@ void schwarzschildStatic(const Options &o, Report &report, double M, double L, d
           }
         }
       }
-      double p[2];
-      for (int q = 0; q < 2; ++q) {
-        p[q] = std::isnan(previous[q]) ? NAN : observedOrder(previous[q], worst[q], previousH, g.h[0]);
-        last[q] = p[q];
-        previous[q] = worst[q];
-      }
+      const double p[2] = {series[0].add(worst[0], g.h[0]), series[1].add(worst[1], g.h[0])};
       std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %8.3f %14.4e %8.3f\n", order, n, g.h[0], worst[0], p[0],
                     worst[1], p[1]);
       report.text << line;
-      previousH = g.h[0];
     }
-    pass = pass && std::abs(last[0] - order) <= 0.3 && std::abs(last[1] - order) <= 0.3;
+    pass = pass && series[0].within(order) && series[1].within(order);
   }
   report.text << "verdict: " << (pass ? "PASS" : "FAIL") << " (finest pairs within 0.3 of the order)\n\n";
   report.pass = report.pass && pass;
