@@ -50,26 +50,23 @@ double sinPiRatio(long long m, long long denom) {
 // SpectralAxis
 //===----------------------------------------------------------------------===//
 
-SpectralAxis SpectralAxis::chebyshevGaussLobatto(int n, double a, double b) {
-  checkInterval("SpectralAxis::chebyshevGaussLobatto", n, 2, a, b);
+SpectralAxis SpectralAxis::chebyshev(AxisKind kind, int n, double a, double b, const char *who) {
+  checkInterval(who, n, 2, a, b);
   SpectralAxis axis;
-  axis.kind_ = AxisKind::ChebyshevGaussLobatto;
+  axis.kind_ = kind;
   axis.n_ = n;
   axis.lower_ = a;
   axis.upper_ = b;
-  axis.buildChebyshev(/*lobatto=*/true);
+  axis.buildChebyshev(/*lobatto=*/kind == AxisKind::ChebyshevGaussLobatto);
   return axis;
 }
 
+SpectralAxis SpectralAxis::chebyshevGaussLobatto(int n, double a, double b) {
+  return chebyshev(AxisKind::ChebyshevGaussLobatto, n, a, b, "SpectralAxis::chebyshevGaussLobatto");
+}
+
 SpectralAxis SpectralAxis::chebyshevGauss(int n, double a, double b) {
-  checkInterval("SpectralAxis::chebyshevGauss", n, 2, a, b);
-  SpectralAxis axis;
-  axis.kind_ = AxisKind::ChebyshevGauss;
-  axis.n_ = n;
-  axis.lower_ = a;
-  axis.upper_ = b;
-  axis.buildChebyshev(/*lobatto=*/false);
-  return axis;
+  return chebyshev(AxisKind::ChebyshevGauss, n, a, b, "SpectralAxis::chebyshevGauss");
 }
 
 SpectralAxis SpectralAxis::fourier(int n, double period, double origin) {

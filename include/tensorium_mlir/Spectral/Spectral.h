@@ -83,6 +83,7 @@ public:
 private:
   SpectralAxis() = default;
   void checkValues(std::span<const double> values, const char *what) const;
+  static SpectralAxis chebyshev(AxisKind kind, int n, double a, double b, const char *who);
   void buildChebyshev(bool lobatto);
   void buildFourier();
 
