@@ -154,15 +154,26 @@ TEST(TwoPunctureResidual, RandomPointsMatchIndependentEvaluation) {
 
 using namespace tensorium_mlir;
 
+namespace {
+/// nA = nB = nAB Chebyshev-Gauss points, nPhi Fourier points, default solver settings.
+physics::TwoPunctureOptions gridOf(int nAB, int nPhi) {
+  physics::TwoPunctureOptions options;
+  options.nA = options.nB = nAB;
+  options.nPhi = nPhi;
+  return options;
+}
+physics::TwoPunctureSolution solve(const physics::TwoPunctureParameters &p, const physics::TwoPunctureOptions &options) {
+  return physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+}
+} // namespace
+
 TEST(TwoPunctureSolve, BrillLindquistLimitIsExact) {
   physics::TwoPunctureParameters p;
   p.b = 1.0;
   p.m1 = 0.6;
   p.m2 = 0.4;
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 8;
-  options.nPhi = 4;
-  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  physics::TwoPunctureOptions options = gridOf(8, 4);
+  physics::TwoPunctureSolution s = solve(p, options);
   ASSERT_TRUE(s.result().converged()) << s.result().message;
   EXPECT_LT(s.v().cwiseAbs().maxCoeff(), 1e-12);
   EXPECT_NEAR(s.admMass(), 1.0, 1e-12);
@@ -180,11 +191,9 @@ physics::TwoPunctureParameters boosted() {
 } // namespace
 
 TEST(TwoPunctureSolve, BoostedEqualMassAdmMassMatchesTheFarField) {
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 20;
-  options.nPhi = 8;
+  physics::TwoPunctureOptions options = gridOf(20, 8);
   physics::TwoPunctureParameters p = boosted();
-  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  physics::TwoPunctureSolution s = solve(p, options);
   ASSERT_TRUE(s.result().converged()) << s.result().message;
   EXPECT_TRUE(s.result().usedKrylov);
   EXPECT_LE(s.result().residualNorm, 1e-10);
@@ -205,15 +214,13 @@ TEST(TwoPunctureSolve, BoostedEqualMassAdmMassMatchesTheFarField) {
 }
 
 TEST(TwoPunctureSolve, RowWeightingDoesNotChangeTheSolution) {
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 12;
-  options.nPhi = 6;
+  physics::TwoPunctureOptions options = gridOf(12, 6);
   physics::TwoPunctureParameters p = boosted();
   p.S1 = {0.05, 0.0, 0.1};
-  physics::TwoPunctureSolution weighted = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  physics::TwoPunctureSolution weighted = solve(p, options);
   options.scaleResidual = false;
   options.newton.tolerance = 1e-9;
-  physics::TwoPunctureSolution raw = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options);
+  physics::TwoPunctureSolution raw = solve(p, options);
   ASSERT_TRUE(weighted.result().converged()) << weighted.result().message;
   ASSERT_TRUE(raw.result().converged()) << raw.result().message;
   EXPECT_LT((weighted.v() - raw.v()).cwiseAbs().maxCoeff(), 1e-9);
@@ -221,9 +228,7 @@ TEST(TwoPunctureSolve, RowWeightingDoesNotChangeTheSolution) {
 }
 
 TEST(TwoPunctureSolve, BareMassSearchReachesTargetPunctureMasses) {
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 12;
-  options.nPhi = 6;
+  physics::TwoPunctureOptions options = gridOf(12, 6);
   physics::TwoPunctureParameters p = boosted();
   p.S2 = {0.0, 0.0, 0.05};
   const std::array<double, 2> targets{0.5, 0.4};
@@ -231,7 +236,7 @@ TEST(TwoPunctureSolve, BareMassSearchReachesTargetPunctureMasses) {
       physics::findBareMasses(&tensorium_spectral_residual_kernels[0], p, targets, options, 1e-11);
   ASSERT_TRUE(search.converged) << search.message;
   // An independent solve at the bare masses found reproduces the targets.
-  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], search.parameters, options);
+  physics::TwoPunctureSolution s = solve(search.parameters, options);
   ASSERT_TRUE(s.result().converged());
   EXPECT_NEAR(s.punctureAdmMasses()[0], targets[0], 1e-10);
   EXPECT_NEAR(s.punctureAdmMasses()[1], targets[1], 1e-10);
@@ -243,15 +248,15 @@ TEST(TwoPunctureSolve, BadParametersAreRejected) {
   physics::TwoPunctureOptions options;
   physics::TwoPunctureParameters p = boosted();
   p.m1 = -0.1;
-  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  EXPECT_THROW(solve(p, options), std::invalid_argument);
   p = boosted();
   p.b = 0.0;
-  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  EXPECT_THROW(solve(p, options), std::invalid_argument);
   p = boosted();
   p.P1[2] = std::nan("");
-  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, options), std::invalid_argument);
+  EXPECT_THROW(solve(p, options), std::invalid_argument);
   options.nA = 2;
-  EXPECT_THROW(physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], boosted(), options), std::invalid_argument);
+  EXPECT_THROW(solve(boosted(), options), std::invalid_argument);
   EXPECT_THROW(physics::findBareMasses(&tensorium_spectral_residual_kernels[0], boosted(), {0.5, -1.0}, {}),
                std::invalid_argument);
 }
@@ -332,11 +337,9 @@ TEST(BowenYork, SurfaceIntegralsReturnEachPuncturesMomentumAndSpin) {
 }
 
 TEST(TwoPunctureHandoff, BssnFieldsFromTheSolutionAreConsistentAndFiniteAtThePunctures) {
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 16;
-  options.nPhi = 8;
+  physics::TwoPunctureOptions options = gridOf(16, 8);
   physics::TwoPunctureParameters q = spinningBoosted();
-  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], q, options);
+  physics::TwoPunctureSolution s = solve(q, options);
   ASSERT_TRUE(s.result().converged()) << s.result().message;
   // Points: both punctures exactly, points 1e-14 .. 1e-3 away, and a spread of ordinary points.
   std::vector<double> x, y, z;
@@ -396,10 +399,8 @@ TEST(TwoPunctureHandoff, BssnFieldsFromTheSolutionAreConsistentAndFiniteAtThePun
 }
 
 TEST(TwoPunctureHandoff, BadBuffersAreRejectedBeforeAnythingIsWritten) {
-  physics::TwoPunctureOptions options;
-  options.nA = options.nB = 8;
-  options.nPhi = 4;
-  physics::TwoPunctureSolution s = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], boosted(), options);
+  physics::TwoPunctureOptions options = gridOf(8, 4);
+  physics::TwoPunctureSolution s = solve(boosted(), options);
   ASSERT_TRUE(s.result().converged());
   physics::TwoPunctureHandoff handoff(s);
   std::vector<double> x{0.1, 0.2}, y{0.0, 0.1}, z{0.3, 0.0};
