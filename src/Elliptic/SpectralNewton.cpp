@@ -46,15 +46,23 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
         kind = SpectralPreconditionerKind::DiagonalJVP;
     }
     result.preconditioner = kind;
-    // Laplacian preconditioners approximate J = laplacian + reaction: estimate the reaction as
-    // the mean of J(u0) applied to a constant (the laplacian of a constant vanishes).
+    // Laplacian preconditioners approximate J = laplacian + reaction. J(u0) applied to a
+    // constant is the reaction (the laplacian of a constant vanishes); computed at most once
+    // for its two uses below: per point (multigrid) and its mean (the shift).
     double shift = options.preconditionerShift;
-    // Local reaction dF/du per point of the first unknown: J(u0) applied to a constant, O(N).
+    Vector jacobianOnes;
+    auto reactionAtStart = [&]() -> const Vector & {
+      if (jacobianOnes.size() == 0) {
+        jacobianOnes.resize(n);
+        nl.jacobianVector(u, Vector::Ones(n), jacobianOnes);
+      }
+      return jacobianOnes;
+    };
+    // Local reaction dF/du per point of the first unknown, O(N).
     std::vector<double> localReaction;
     if (nl.jacobianVector && kind == SpectralPreconditionerKind::MappedFiniteDifferenceMultigrid &&
         options.preconditionerShift == 0.0) {
-      Vector ones = Vector::Ones(n), reaction(n);
-      nl.jacobianVector(u, ones, reaction);
+      const Vector &reaction = reactionAtStart();
       if (reaction.allFinite()) {
         localReaction.assign(reaction.data(), reaction.data() + grid.size());
         for (size_t p = 0; p < mask.size(); ++p)
@@ -63,8 +71,7 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
       }
     }
     if (options.autoPreconditioner && shift == 0.0 && nl.jacobianVector) {
-      Vector ones = Vector::Ones(n), reaction(n);
-      nl.jacobianVector(u, ones, reaction);
+      const Vector &reaction = reactionAtStart();
       double sum = 0.0;
       Eigen::Index count = 0;
       for (Eigen::Index i = 0; i < n; ++i)
