@@ -1,17 +1,25 @@
-// BSSN right-hand-side throughput of the generated scf, affine and parallel kernels
-// (fixtures/gr/bssn_evolution_3d.tn, 4th-order differences), the OpenMP speed-up from 1 to 2
-// threads, and the fraction of a STREAM-triad bandwidth measured in the same run. Prints a table.
+// BSSN right-hand-side throughput (fixtures/gr/bssn_evolution_3d.tn, 4th-order differences,
+// Kreiss-Oliger dissipation on, runtime parameters) of the default kernels (SIMD across grid
+// points, fused multiply-adds) and of the scalar path (--vector-width 1 --fp-contract=off),
+// measured side by side in one interleaved run; the OpenMP speed-up from 1 to 2 threads; flops
+// per point counted in each module's optimised LLVM IR; the fraction of this machine's measured
+// peak double-precision rate and of a STREAM-triad bandwidth bound. Prints a table.
 //
 //   build/bin/TensoriumBssnBenchmark [n ...]        (default: 64 128)
+#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Frontend/Frontend.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
 
 #include <algorithm>
-#include <iterator>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <fstream>
+#include <immintrin.h>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,30 +34,119 @@ double seconds(const std::chrono::steady_clock::time_point &start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// Runs `work(thread)` on `threads` threads at once; returns the wall time.
+template <typename F> double onThreads(int threads, F work) {
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back(work, t);
+  work(0);
+  for (auto &th : pool)
+    th.join();
+  return seconds(start);
+}
+
 /// STREAM triad a = b + s c over `threads` threads; best of 5, bytes counted as 24 per element.
 double triadBandwidth(int threads) {
   const size_t n = size_t{1} << 25; // 32 Mi doubles per array, 768 MiB in all
   std::vector<double> a(n), b(n, 1.0), c(n, 2.0);
-  auto run = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i)
-      a[i] = b[i] + 3.0 * c[i];
-  };
   double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-      pool.emplace_back(run, n * static_cast<size_t>(t) / static_cast<size_t>(threads),
-                        n * static_cast<size_t>(t + 1) / static_cast<size_t>(threads));
-    run(0, n / static_cast<size_t>(threads));
-    for (auto &th : pool)
-      th.join();
-    best = std::min(best, seconds(start));
-  }
+  for (int rep = 0; rep < 5; ++rep)
+    best = std::min(best, onThreads(threads, [&](int t) {
+      const size_t begin = n * static_cast<size_t>(t) / static_cast<size_t>(threads);
+      const size_t end = n * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
+      for (size_t i = begin; i < end; ++i)
+        a[i] = b[i] + 3.0 * c[i];
+    }));
   if (a[n / 2] != 7.0)
     std::abort();
   return 24.0 * static_cast<double>(n) / best;
 }
+
+// Peak double-precision rate: independent FMA chains in the widest vector registers the CPU
+// has (12 accumulators hide the FMA latency), 2 flops per lane per FMA.
+__attribute__((target("avx512f"))) double fmaChains512(long iterations) {
+  __m512d acc[12];
+  const __m512d m = _mm512_set1_pd(0.999999), c = _mm512_set1_pd(1e-7);
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm512_set1_pd(1.0 + i);
+  for (long it = 0; it < iterations; ++it)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm512_fmadd_pd(acc[i], m, c);
+  double lanes[8], sum = 0;
+  for (int i = 0; i < 12; ++i) {
+    _mm512_storeu_pd(lanes, acc[i]);
+    for (double l : lanes)
+      sum += l;
+  }
+  return sum;
+}
+__attribute__((target("avx2,fma"))) double fmaChains256(long iterations) {
+  __m256d acc[12];
+  const __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-7);
+  for (int i = 0; i < 12; ++i)
+    acc[i] = _mm256_set1_pd(1.0 + i);
+  for (long it = 0; it < iterations; ++it)
+    for (int i = 0; i < 12; ++i)
+      acc[i] = _mm256_fmadd_pd(acc[i], m, c);
+  double lanes[4], sum = 0;
+  for (int i = 0; i < 12; ++i) {
+    _mm256_storeu_pd(lanes, acc[i]);
+    sum += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  }
+  return sum;
+}
+
+struct Peak {
+  const char *how;
+  double flops; // per second, all threads
+};
+
+Peak peakRate(int threads) {
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!avx512 && !fma)
+    return {"no FMA unit: peak not measured", 0};
+  const long iterations = 20'000'000;
+  const double lanes = avx512 ? 8 : 4;
+  std::vector<double> sink(static_cast<size_t>(threads));
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep)
+    best = std::min(best, onThreads(threads, [&](int t) {
+      sink[static_cast<size_t>(t)] = avx512 ? fmaChains512(iterations) : fmaChains256(iterations);
+    }));
+  if (!std::isfinite(sink[0]))
+    std::abort();
+  return {avx512 ? "AVX-512 FMA chains" : "AVX2 FMA chains", threads * iterations * 12 * lanes * 2 / best};
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Flops per point of `symbol`'s loop body (the outlined OpenMP body for parallel kernels),
+/// counted in the optimised LLVM IR the build-time flags produce.
+double flopsPerPoint(const std::string &counts, const std::string &function) {
+  std::istringstream lines(counts);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(function + " ", 0) == 0)
+      return std::atof(line.substr(line.find("flops=") + 6).c_str());
+  return 0;
+}
+
+struct KernelModule {
+  const char *label = "";
+  const char *file = "";
+  unsigned vectorWidth = 0;
+  bool fpContract = true;
+  void *handle = nullptr;
+  std::span<const tensorium_host_kernel_adapter> adapters;
+  const tensorium_module_tables *tables = nullptr;
+  std::string opCounts;
+};
 
 } // namespace
 
@@ -59,27 +156,67 @@ int main(int argc, char **argv) {
     sizes.push_back(std::atoi(argv[i]));
   if (sizes.empty())
     sizes = {64, 128};
-  const std::string path = std::string(TENSORIUM_BENCH_KERNEL_DIR) + "/libbench_bssn.so";
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    std::fprintf(stderr, "cannot load %s: %s\n", path.c_str(), dlerror());
+
+  // The modules tensorium_add_kernel built from the fixture (benchmarks/CMakeLists.txt).
+  KernelModule modules[2];
+  modules[0].label = "simd+fma", modules[0].file = "libbench_bssn.so", modules[0].vectorWidth = 0, modules[0].fpContract = true;
+  modules[1].label = "scalar", modules[1].file = "libbench_bssn_scalar.so", modules[1].vectorWidth = 1, modules[1].fpContract = false;
+  const std::string fixture = std::string(TENSORIUM_SOURCE_DIR) + "/fixtures/gr/bssn_evolution_3d.tn";
+  frontend::SourceManager sources(fixture, readFile(fixture));
+  frontend::DiagnosticEngine diags(sources, nullptr);
+  frontend::Module program;
+  if (!frontend::parseAndAnalyze(sources, diags, program)) {
+    std::fprintf(stderr, "cannot analyse %s\n", fixture.c_str());
     return 1;
   }
-  auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(handle, "tensorium_get_module_tables"));
-  const tensorium_module_tables &t = *get();
+  for (KernelModule &m : modules) {
+    const std::string path = std::string(TENSORIUM_BENCH_KERNEL_DIR) + "/" + m.file;
+    m.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!m.handle) {
+      std::fprintf(stderr, "cannot load %s: %s\n", path.c_str(), dlerror());
+      return 1;
+    }
+    auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(m.handle, "tensorium_get_module_tables"));
+    m.tables = get();
+    m.adapters = {m.tables->adapters, static_cast<size_t>(m.tables->adapter_count)};
+    codegen::CompileOptions options;
+    options.codegen.kernels = static_cast<unsigned>(codegen::KernelSelection::Rhs);
+    options.vectorWidth = m.vectorWidth;
+    options.fpContract = m.fpContract;
+    std::string error;
+    if (!codegen::compileModule(program, options, codegen::OutputKind::OpCounts, diags, m.opCounts, error)) {
+      std::fprintf(stderr, "cannot count operations: %s\n", error.c_str());
+      return 1;
+    }
+    if (!m.vectorWidth)
+      m.vectorWidth = codegen::resolveVectorWidth(options, error);
+  }
+  const tensorium_module_tables &t = *modules[0].tables;
   runtime::GeneratedHostTables tables{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers,
                                       static_cast<size_t>(t.buffer_count), t.param_names,
                                       static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)};
-  std::span<const tensorium_host_kernel_adapter> adapters(t.adapters, static_cast<size_t>(t.adapter_count));
 
   const double triad1 = triadBandwidth(1), triad2 = triadBandwidth(2);
+  const Peak peak1 = peakRate(1), peak2 = peakRate(2);
   // Compulsory traffic per point: 39 state doubles read (gammatildeU included), 30 derivative
   // doubles written; stencil neighbours come from cache.
   const double bytesPerPoint = 69 * 8.0;
   std::printf("STREAM triad: %.2f GB/s (1 thread), %.2f GB/s (2 threads)\n", triad1 / 1e9, triad2 / 1e9);
-  std::printf("BSSN RHS, 4th-order differences, %g bytes per point compulsory; bound = triad / bytes\n", bytesPerPoint);
-  std::printf("%5s %-22s %8s %12s %14s %10s %10s\n", "n", "kernel", "threads", "best ms", "points / s",
-              "of bound", "speed-up");
+  std::printf("peak (%s): %.1f GFLOP/s (1 thread), %.1f GFLOP/s (2 threads)\n", peak1.how, peak1.flops / 1e9,
+              peak2.flops / 1e9);
+  std::printf("BSSN RHS, 4th-order differences, KO dissipation, runtime parameters; %g bytes per point "
+              "compulsory\n", bytesPerPoint);
+  std::printf("%5s %-9s %-9s %7s %5s %9s %10s %11s %8s %8s %9s %9s %9s\n", "n", "path", "kernel", "threads", "width",
+              "flops/pt", "best ms", "points/s", "GFLOP/s", "of peak", "of bound", "vs scalar", "2 threads");
+
+  struct Run {
+    int module;
+    const char *symbol;
+    int threads;
+  };
+  const std::vector<Run> runs = {{0, "tensorium_rhs_grid_scf", 1},      {0, "tensorium_rhs_grid_parallel", 1},
+                                 {0, "tensorium_rhs_grid_parallel", 2}, {1, "tensorium_rhs_grid_scf", 1},
+                                 {1, "tensorium_rhs_grid_parallel", 1}, {1, "tensorium_rhs_grid_parallel", 2}};
   for (int n : sizes) {
     runtime::GeneratedHostStorage storage(tables, {n, n, n});
     // A smooth, non-trivial state: conformal metric near delta, chi and alpha near 1.
@@ -95,41 +232,45 @@ int main(int argc, char **argv) {
     }
     const double h = 1.0 / n, params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
     const double interior = std::pow(n - 6, 3); // stencil radius 3 (Kreiss-Oliger)
-    struct Run {
-      const char *symbol;
-      int threads;
-    } runs[] = {{"tensorium_rhs_grid_scf", 1},
-                {"tensorium_rhs_grid_affine", 1},
-                {"tensorium_rhs_grid_parallel", 1},
-                {"tensorium_rhs_grid_parallel", 2}};
+    auto invoke = [&](const Run &r) {
+      omp_set_num_threads(r.threads);
+      storage.invoke(modules[r.module].adapters, r.symbol, params, {h, h, h});
+    };
     // Interleaved repetitions (every configuration once per round) so that slow phases of a
     // shared machine hit all configurations alike; the best time of each is reported.
     const int rounds = n >= 128 ? 5 : 9;
-    std::vector<std::vector<double>> times(std::size(runs));
-    for (const Run &r : runs) { // warm-up
-      omp_set_num_threads(r.threads);
-      storage.invoke(adapters, r.symbol, params, {h, h, h});
-    }
+    std::vector<std::vector<double>> times(runs.size());
+    for (const Run &r : runs) // warm-up
+      invoke(r);
     for (int round = 0; round < rounds; ++round)
-      for (size_t c = 0; c < std::size(runs); ++c) {
-        omp_set_num_threads(runs[c].threads);
+      for (size_t c = 0; c < runs.size(); ++c) {
         auto start = std::chrono::steady_clock::now();
-        storage.invoke(adapters, runs[c].symbol, params, {h, h, h});
+        invoke(runs[c]);
         times[c].push_back(seconds(start));
       }
-    double parallelOne = 0;
-    for (size_t c = 0; c < std::size(runs); ++c) {
+    std::vector<double> rate(runs.size());
+    for (size_t c = 0; c < runs.size(); ++c)
+      rate[c] = interior / *std::min_element(times[c].begin(), times[c].end());
+    for (size_t c = 0; c < runs.size(); ++c) {
       const Run &r = runs[c];
-      const double best = *std::min_element(times[c].begin(), times[c].end()), rate = interior / best;
+      const KernelModule &m = modules[r.module];
       const bool parallel = std::string(r.symbol).find("parallel") != std::string::npos;
-      if (parallel && r.threads == 1)
-        parallelOne = rate;
+      const double flops = flopsPerPoint(m.opCounts, parallel ? std::string(r.symbol) + "..omp_par" : r.symbol);
+      const double gflops = flops * rate[c] / 1e9;
+      const double peak = r.threads == 1 ? peak1.flops : peak2.flops;
       const double bound = (r.threads == 1 ? triad1 : triad2) / bytesPerPoint;
-      char speedup[32] = "";
+      char vsScalar[32] = "", speedup[32] = "", ofPeak[32] = "-";
+      for (size_t s = 0; s < runs.size(); ++s)
+        if (r.module == 0 && runs[s].module == 1 && std::string(runs[s].symbol) == r.symbol &&
+            runs[s].threads == r.threads)
+          std::snprintf(vsScalar, sizeof vsScalar, "%.2fx", rate[c] / rate[s]);
       if (parallel && r.threads == 2)
-        std::snprintf(speedup, sizeof speedup, "%.2fx", rate / parallelOne);
-      std::printf("%5d %-22s %8d %12.1f %14.3e %9.1f%% %10s\n", n, r.symbol + 19, r.threads, best * 1e3, rate,
-                  100 * rate / bound, speedup);
+        std::snprintf(speedup, sizeof speedup, "%.2fx", rate[c] / rate[c - 1]);
+      if (peak > 0)
+        std::snprintf(ofPeak, sizeof ofPeak, "%.1f%%", 100 * gflops * 1e9 / peak);
+      std::printf("%5d %-9s %-9s %7d %5u %9.0f %10.1f %11.3e %8.2f %8s %8.1f%% %9s %9s\n", n, m.label,
+                  r.symbol + 19, r.threads, m.vectorWidth, flops, *std::min_element(times[c].begin(), times[c].end()) * 1e3,
+                  rate[c], gflops, ofPeak, 100 * rate[c] / bound, vsScalar, speedup);
       std::fflush(stdout);
     }
   }

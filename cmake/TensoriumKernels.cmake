@@ -1,16 +1,19 @@
 # tensorium_add_kernel(NAME FIXTURE file.tn [PARAMS k=v ...] [KERNELS init rhs ...]
-#                      [OPT_LEVEL 0-3] [MODULE] [SYMBOLIC])
+#                      [OPT_LEVEL 0-3] [MODULE] [SYMBOLIC] [FLAGS driver flags ...])
 # Runs Tensorium_cc at build time and wraps the object it emits in a linkable target (a static
 # library by default, a dlopen-able shared module with MODULE). The generated C host header is
 # <binary dir>/tensorium_kernels/NAME.h, on the target's include path: #include "NAME.h".
+# FLAGS are passed to Tensorium_cc as they are (e.g. --vector-width 1 --fp-contract=off). Kernels
+# target the building machine's CPU (--cpu native) unless TENSORIUM_KERNEL_CPU names another.
 set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
+set(TENSORIUM_KERNEL_CPU "" CACHE STRING "Target CPU of build-time kernels (empty: Tensorium_cc's default, native)")
 # The compiler target: Tensorium_cc in the Tensorium build, Tensorium::Tensorium_cc downstream.
 if(NOT TENSORIUM_CC_TARGET)
   set(TENSORIUM_CC_TARGET Tensorium_cc)
 endif()
 
 function(tensorium_add_kernel NAME)
-  cmake_parse_arguments(ARG "MODULE;SYMBOLIC" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS" ${ARGN})
+  cmake_parse_arguments(ARG "MODULE;SYMBOLIC" "FIXTURE;OPT_LEVEL" "PARAMS;KERNELS;FLAGS" ${ARGN})
   if(NOT ARG_FIXTURE)
     message(FATAL_ERROR "tensorium_add_kernel(${NAME}): FIXTURE is required")
   endif()
@@ -32,6 +35,10 @@ function(tensorium_add_kernel NAME)
   if(ARG_OPT_LEVEL)
     list(APPEND flags "-O${ARG_OPT_LEVEL}")
   endif()
+  if(TENSORIUM_KERNEL_CPU)
+    list(APPEND flags --cpu "${TENSORIUM_KERNEL_CPU}")
+  endif()
+  list(APPEND flags ${ARG_FLAGS})
   add_custom_command(
     OUTPUT "${object}" "${header}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${header_dir}"

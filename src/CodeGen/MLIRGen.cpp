@@ -10,8 +10,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -20,7 +22,8 @@ namespace tensorium_mlir::codegen {
 void loadTensoriumDialects(mlir::MLIRContext &context) {
   context.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
                       mlir::memref::MemRefDialect, mlir::scf::SCFDialect, mlir::affine::AffineDialect,
-                      mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect>();
+                      mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect,
+                      mlir::vector::VectorDialect>();
 }
 
 namespace {
@@ -30,8 +33,14 @@ using mlir::ValueRange;
 
 class KernelEmitter {
 public:
-  KernelEmitter(mlir::OpBuilder &b, mlir::Location loc, const KernelPlan &plan)
-      : b_(b), loc_(loc), plan_(plan) {}
+  KernelEmitter(mlir::OpBuilder &b, mlir::Location loc, const KernelPlan &plan, const EmitOptions &options)
+      : b_(b), loc_(loc), plan_(plan) {
+    const bool gridLoop = plan.family == KernelFamily::InitGrid || plan.family == KernelFamily::SpectralGrid ||
+                          plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
+    width_ = gridLoop ? std::max(1u, options.vectorWidth) : 1;
+    fastmath_ = mlir::arith::FastMathFlagsAttr::get(
+        b.getContext(), options.fpContract ? mlir::arith::FastMathFlags::contract : mlir::arith::FastMathFlags::none);
+  }
 
   void emit(mlir::ModuleOp module) {
     auto f64 = b_.getF64Type();
@@ -55,6 +64,8 @@ public:
     b_.setInsertionPointToStart(entry);
     for (unsigned i = 0; i < entry->getNumArguments(); ++i)
       args_.push_back(entry->getArgument(i));
+    computeVarying();
+    visited_.assign(plan_.graph.size(), 0);
 
     switch (plan_.family) {
     case KernelFamily::InitPoint:
@@ -138,28 +149,76 @@ private:
     f64Consts_[bits] = c;
     return c;
   }
+  mlir::VectorType vectorType() { return mlir::VectorType::get({static_cast<int64_t>(width_)}, b_.getF64Type()); }
+  Value splatConst(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    auto it = splatConsts_.find(bits);
+    if (it != splatConsts_.end())
+      return it->second;
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToStart(entry_);
+    Value c = b_.create<mlir::arith::ConstantOp>(loc_, mlir::DenseElementsAttr::get(vectorType(), v));
+    splatConsts_[bits] = c;
+    return c;
+  }
+  /// A constant of the type `like` has (f64 or the kernel's vector).
+  Value constLike(Value like, double v) {
+    return mlir::isa<mlir::VectorType>(like.getType()) ? splatConst(v) : f64Const(v);
+  }
 
-  /// Nodes that read no buffer are the same at every grid point: emit them before the loop.
-  void emitLoopInvariants() {
+  /// The node's value as a vector: varying nodes already are; a loop-invariant scalar is
+  /// broadcast once, right after its definition (before the loops).
+  Value vectorOf(NodeId id) {
+    Value v = values_.at(id);
+    if (mlir::isa<mlir::VectorType>(v.getType()))
+      return v;
+    const Node &n = plan_.graph.node(id);
+    if (n.op == NodeOp::Const)
+      return splatConst(n.value);
+    auto it = broadcasts_.find(id);
+    if (it != broadcasts_.end())
+      return it->second;
+    mlir::OpBuilder::InsertionGuard guard(b_);
+    if (mlir::Operation *def = v.getDefiningOp())
+      b_.setInsertionPointAfter(def);
+    else
+      b_.setInsertionPointToStart(entry_);
+    Value splat = b_.create<mlir::vector::BroadcastOp>(loc_, vectorType(), v);
+    broadcasts_[id] = splat;
+    return splat;
+  }
+
+  /// A node varies from point to point when it reads a buffer, directly or through its operands.
+  void computeVarying() {
     const ScalarGraph &g = plan_.graph;
-    std::vector<NodeId> order = g.topologicalOrder(storeRoots());
-    std::unordered_map<NodeId, bool> varies;
-    std::vector<NodeId> invariantRoots;
-    for (NodeId id : order) {
+    varies_.assign(g.size(), 0);
+    for (NodeId id : g.topologicalOrder(storeRoots())) {
       const Node &n = g.node(id);
       bool v = false;
       if (n.op == NodeOp::Leaf)
         v = plan_.args[static_cast<size_t>(n.leaf.a)].type != ArgType::F64;
       if (n.lhs >= 0)
-        v = v || varies.at(n.lhs);
+        v = v || varies_[static_cast<size_t>(n.lhs)];
       if (n.rhs >= 0)
-        v = v || varies.at(n.rhs);
-      varies[id] = v;
-      if (!v && n.op != NodeOp::Const && n.op != NodeOp::Leaf)
+        v = v || varies_[static_cast<size_t>(n.rhs)];
+      varies_[static_cast<size_t>(id)] = v;
+    }
+  }
+
+  /// Nodes that read no buffer are the same at every grid point: emit them before the loop.
+  void emitLoopInvariants() {
+    const ScalarGraph &g = plan_.graph;
+    std::vector<NodeId> invariantRoots;
+    for (NodeId id : g.topologicalOrder(storeRoots())) {
+      const Node &n = g.node(id);
+      if (!varies_[static_cast<size_t>(id)] && n.op != NodeOp::Const && n.op != NodeOp::Leaf)
         invariantRoots.push_back(id);
     }
     emitNodes(invariantRoots, [](const Leaf &) -> Value { return {}; });
   }
+
+  template <typename Op> Value arith2(Value a, Value b) { return b_.create<Op>(loc_, a, b, fastmath_); }
 
   /// x^n for integer n by repeated squaring (exact for the small powers physics uses).
   Value integerPower(Value x, int64_t n) {
@@ -169,27 +228,30 @@ private:
     Value base = x;
     while (e) {
       if (e & 1)
-        result = result ? b_.create<mlir::arith::MulFOp>(loc_, result, base).getResult() : base;
+        result = result ? arith2<mlir::arith::MulFOp>(result, base) : base;
       e >>= 1;
       if (e)
-        base = b_.create<mlir::arith::MulFOp>(loc_, base, base);
+        base = arith2<mlir::arith::MulFOp>(base, base);
     }
     if (!result)
-      result = f64Const(1.0);
+      result = constLike(x, 1.0);
     if (negative)
-      result = b_.create<mlir::arith::DivFOp>(loc_, f64Const(1.0), result);
+      result = arith2<mlir::arith::DivFOp>(constLike(x, 1.0), result);
     return result;
   }
 
-  /// Emits the graph nodes reachable from `roots`. `load` materialises buffer leaves.
+  /// Emits the graph nodes reachable from `roots`. `load` materialises buffer leaves. Nodes
+  /// that vary from point to point are vectors of the kernel's width inside vector loops.
   void emitNodes(const std::vector<NodeId> &roots, const std::function<Value(const Leaf &)> &load) {
     const ScalarGraph &g = plan_.graph;
-    for (NodeId id : g.topologicalOrder(roots)) {
+    for (NodeId id : evaluationOrder(roots)) {
       if (values_.count(id))
         continue;
       const Node &n = g.node(id);
-      auto L = [&] { return values_.at(n.lhs); };
-      auto R = [&] { return values_.at(n.rhs); };
+      const bool vec = width_ > 1 && varies_[static_cast<size_t>(id)];
+      auto use = [&](NodeId o) { return vec ? vectorOf(o) : values_.at(o); };
+      auto L = [&] { return use(n.lhs); };
+      auto R = [&] { return use(n.rhs); };
       Value v;
       switch (n.op) {
       case NodeOp::Const: v = f64Const(n.value); break;
@@ -202,23 +264,24 @@ private:
         // a + (-b) is emitted as a subtraction.
         const Node &rn = g.node(n.rhs), &ln = g.node(n.lhs);
         if (rn.op == NodeOp::Neg && values_.count(rn.lhs))
-          v = b_.create<mlir::arith::SubFOp>(loc_, L(), values_.at(rn.lhs));
+          v = arith2<mlir::arith::SubFOp>(L(), use(rn.lhs));
         else if (ln.op == NodeOp::Neg && values_.count(ln.lhs))
-          v = b_.create<mlir::arith::SubFOp>(loc_, R(), values_.at(ln.lhs));
+          v = arith2<mlir::arith::SubFOp>(R(), use(ln.lhs));
         else
-          v = b_.create<mlir::arith::AddFOp>(loc_, L(), R());
+          v = arith2<mlir::arith::AddFOp>(L(), R());
         break;
       }
-      case NodeOp::Mul: v = b_.create<mlir::arith::MulFOp>(loc_, L(), R()); break;
-      case NodeOp::Div: v = b_.create<mlir::arith::DivFOp>(loc_, L(), R()); break;
-      case NodeOp::Neg: v = b_.create<mlir::arith::NegFOp>(loc_, L()); break;
+      case NodeOp::Mul: v = arith2<mlir::arith::MulFOp>(L(), R()); break;
+      case NodeOp::Div: v = arith2<mlir::arith::DivFOp>(L(), R()); break;
+      case NodeOp::Neg: v = b_.create<mlir::arith::NegFOp>(loc_, L(), fastmath_); break;
       case NodeOp::Pow:
         if (n.den == 1) {
           v = integerPower(L(), n.num);
         } else if (n.den == 2) {
           v = integerPower(b_.create<mlir::math::SqrtOp>(loc_, L()), n.num);
         } else {
-          v = b_.create<mlir::math::PowFOp>(loc_, L(), f64Const(static_cast<double>(n.num) / static_cast<double>(n.den)));
+          Value base = L();
+          v = b_.create<mlir::math::PowFOp>(loc_, base, constLike(base, static_cast<double>(n.num) / static_cast<double>(n.den)));
         }
         break;
       case NodeOp::Sqrt: v = b_.create<mlir::math::SqrtOp>(loc_, L()); break;
@@ -230,6 +293,55 @@ private:
       }
       values_[id] = v;
     }
+  }
+
+  /// Register need of each node (Sethi-Ullman labels, computed as if the graph were a tree).
+  void computeNeeds() {
+    const ScalarGraph &g = plan_.graph;
+    need_.assign(g.size(), 1);
+    for (NodeId id : g.topologicalOrder(storeRoots())) {
+      const Node &n = g.node(id);
+      uint32_t l = n.lhs >= 0 ? need_[static_cast<size_t>(n.lhs)] : 0;
+      uint32_t r = n.rhs >= 0 ? need_[static_cast<size_t>(n.rhs)] : 0;
+      need_[static_cast<size_t>(id)] = std::max(1u, l == r ? l + 1 : std::max(l, r));
+    }
+  }
+
+  /// Nodes reachable from `roots` and not emitted yet, operands first, in depth-first order
+  /// that evaluates the operand needing more registers first: values are produced close to
+  /// their uses, which keeps huge kernel bodies from spilling (LLVM schedules huge blocks
+  /// mostly in the order it receives them).
+  std::vector<NodeId> evaluationOrder(const std::vector<NodeId> &roots) {
+    const ScalarGraph &g = plan_.graph;
+    if (need_.size() != g.size())
+      computeNeeds();
+    std::vector<NodeId> order;
+    std::vector<std::pair<NodeId, bool>> stack;
+    for (auto it = roots.rbegin(); it != roots.rend(); ++it)
+      stack.push_back({*it, false});
+    while (!stack.empty()) {
+      auto [id, expanded] = stack.back();
+      stack.pop_back();
+      if (values_.count(id) || visited_[static_cast<size_t>(id)] == visitEpoch_)
+        continue;
+      if (expanded) {
+        visited_[static_cast<size_t>(id)] = visitEpoch_;
+        order.push_back(id);
+        continue;
+      }
+      stack.push_back({id, true});
+      const Node &n = g.node(id);
+      NodeId first = n.lhs, second = n.rhs;
+      if (second >= 0 && need_[static_cast<size_t>(second)] > need_[static_cast<size_t>(first)])
+        std::swap(first, second);
+      // Pushed in reverse: `first` is expanded first.
+      if (second >= 0)
+        stack.push_back({second, false});
+      if (first >= 0)
+        stack.push_back({first, false});
+    }
+    ++visitEpoch_;
+    return order;
   }
 
   std::vector<NodeId> storeRoots() const {
@@ -248,6 +360,41 @@ private:
     for (const KernelStore &s : plan_.stores)
       b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
                                        ValueRange{indexConst(s.component)});
+  }
+
+  /// Vector loops step `width_` points along the contiguous axis over [lower, upper). The last
+  /// step of a line starts at upper - width_ (it overlaps the previous one and stores the same
+  /// values again), so every lane holds a real point; only a line shorter than the width
+  /// leaves lanes off, masked. Call before the loops: the bounds of the last step are hoisted.
+  void prepareVectorSteps(Value lower, Value upper) {
+    vectorUpper_ = upper;
+    lastStart_ = b_.create<mlir::arith::SubIOp>(loc_, upper, indexConst(width_));
+    fits_ = b_.create<mlir::arith::CmpIOp>(loc_, mlir::arith::CmpIPredicate::sge, lastStart_, lower);
+  }
+  /// Inside the loop: the start index of the step at `k`; sets mask_.
+  Value vectorStep(Value k) {
+    Value clamped = b_.create<mlir::arith::MinSIOp>(loc_, k, lastStart_);
+    Value start = b_.create<mlir::arith::SelectOp>(loc_, fits_, clamped, k);
+    Value remaining = b_.create<mlir::arith::SubIOp>(loc_, vectorUpper_, start);
+    auto maskType = mlir::VectorType::get({static_cast<int64_t>(width_)}, b_.getI1Type());
+    mask_ = b_.create<mlir::vector::CreateMaskOp>(loc_, maskType, ValueRange{remaining});
+    return start;
+  }
+  Value vectorLoad(Value buffer, Value index) {
+    return b_.create<mlir::vector::MaskedLoadOp>(loc_, vectorType(), buffer, ValueRange{index}, mask_, splatConst(0.0));
+  }
+  void store(Value value, Value buffer, Value index) {
+    if (width_ > 1)
+      b_.create<mlir::vector::MaskedStoreOp>(loc_, buffer, ValueRange{index}, mask_, value);
+    else
+      b_.create<mlir::memref::StoreOp>(loc_, value, buffer, ValueRange{index});
+  }
+  /// A stored value; in vector loops a point-independent one is broadcast.
+  Value storedValue(NodeId id) { return width_ > 1 ? vectorOf(id) : values_.at(id); }
+  Value load(Value buffer, Value index) {
+    if (width_ > 1)
+      return vectorLoad(buffer, index);
+    return b_.create<mlir::memref::LoadOp>(loc_, buffer, ValueRange{index});
   }
 
   /// Flat loop over all points: coordinates/bundles at p, outputs at component * n + p.
@@ -286,28 +433,30 @@ private:
     for (const KernelStore &s : plan_.stores)
       base(s.component);
     emitLoopInvariants();
+    if (width_ > 1)
+      prepareVectorSteps(indexConst(0), n);
     Value p;
     if (plan_.loop == LoopStyle::Affine) {
       auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0));
       auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(0),
-                                                       ValueRange{n}, ubMap, 1);
+                                                       ValueRange{n}, ubMap, static_cast<int64_t>(width_));
       b_.setInsertionPoint(loop.getBody()->getTerminator());
       p = loop.getInductionVar();
     } else {
-      auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(0), n, indexConst(1));
+      auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(0), n, indexConst(width_));
       b_.setInsertionPoint(loop.getBody()->getTerminator());
       p = loop.getInductionVar();
     }
+    if (width_ > 1)
+      p = vectorStep(p);
     auto at = [&](int component) {
       Value cb = base(component);
       return cb ? b_.create<mlir::arith::AddIOp>(loc_, cb, p).getResult() : p;
     };
-    emitNodes(storeRoots(), [&](const Leaf &l) -> Value {
-      return b_.create<mlir::memref::LoadOp>(loc_, args_[static_cast<size_t>(l.a)], ValueRange{at(l.b)});
-    });
-    for (const KernelStore &s : plan_.stores)
-      b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
-                                       ValueRange{at(s.component)});
+    for (const KernelStore &s : plan_.stores) {
+      emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(args_[static_cast<size_t>(l.a)], at(l.b)); });
+      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], at(s.component));
+    }
     b_.setInsertionPointAfter(b_.getInsertionBlock()->getParentOp());
   }
 
@@ -365,46 +514,54 @@ private:
       delta(s.component, {0, 0, 0});
     emitLoopInvariants();
 
+    const Value extents[3] = {nx, ny, nz};
+    auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
+    Value upper[3];
+    for (int a = 0; a < 3; ++a)
+      if (plan_.loop != LoopStyle::Affine || (width_ > 1 && a == 2))
+        upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(radius(a)));
+    // Scalar kernels loop over every axis one point at a time (the parallel kernel as one 3-D
+    // scf.parallel); vector kernels step the contiguous axis `width_` points at a time in an
+    // inner sequential loop (parallel kernels share out the two outer axes).
+    const int outerAxes = width_ > 1 && plan_.loop == LoopStyle::Parallel ? 2 : 3;
+    if (width_ > 1)
+      prepareVectorSteps(indexConst(radius(2)), upper[2]);
     Value ivs[3];
     mlir::Operation *outer = nullptr;
-    const Value extents[3] = {nx, ny, nz};
+    auto step = [&](int a) -> int64_t { return a == 2 ? static_cast<int64_t>(width_) : 1; };
     if (plan_.loop == LoopStyle::Parallel) {
       llvm::SmallVector<Value> lbs, ubs, steps;
-      for (int a = 0; a < 3; ++a) {
-        lbs.push_back(indexConst(plan_.radius[static_cast<size_t>(a)]));
-        ubs.push_back(b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(plan_.radius[static_cast<size_t>(a)])));
+      for (int a = 0; a < outerAxes; ++a) {
+        lbs.push_back(indexConst(radius(a)));
+        ubs.push_back(upper[a]);
         steps.push_back(indexConst(1));
       }
       auto par = b_.create<mlir::scf::ParallelOp>(loc_, lbs, ubs, steps);
       outer = par;
       b_.setInsertionPoint(par.getBody()->getTerminator());
-      for (int a = 0; a < 3; ++a)
+      for (int a = 0; a < outerAxes; ++a)
         ivs[a] = par.getInductionVars()[static_cast<unsigned>(a)];
-    } else {
-      Value upper[3];
-      if (plan_.loop == LoopStyle::Scf)
-        for (int a = 0; a < 3; ++a)
-          upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(plan_.radius[static_cast<size_t>(a)]));
-      for (int a = 0; a < 3; ++a) {
-        int r = plan_.radius[static_cast<size_t>(a)];
-        mlir::Operation *loopOp;
-        if (plan_.loop == LoopStyle::Affine) {
-          auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - r);
-          auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(r),
-                                                           ValueRange{extents[a]}, ubMap, 1);
-          ivs[a] = loop.getInductionVar();
-          b_.setInsertionPoint(loop.getBody()->getTerminator());
-          loopOp = loop;
-        } else {
-          auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(r), upper[a], indexConst(1));
-          ivs[a] = loop.getInductionVar();
-          b_.setInsertionPoint(loop.getBody()->getTerminator());
-          loopOp = loop;
-        }
-        if (!outer)
-          outer = loopOp;
-      }
     }
+    for (int a = plan_.loop == LoopStyle::Parallel ? outerAxes : 0; a < 3; ++a) {
+      mlir::Operation *loopOp;
+      if (plan_.loop == LoopStyle::Affine) {
+        auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - radius(a));
+        auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(a)),
+                                                         ValueRange{extents[a]}, ubMap, step(a));
+        ivs[a] = loop.getInductionVar();
+        b_.setInsertionPoint(loop.getBody()->getTerminator());
+        loopOp = loop;
+      } else {
+        auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(a)), upper[a], indexConst(step(a)));
+        ivs[a] = loop.getInductionVar();
+        b_.setInsertionPoint(loop.getBody()->getTerminator());
+        loopOp = loop;
+      }
+      if (!outer)
+        outer = loopOp;
+    }
+    if (width_ > 1)
+      ivs[2] = vectorStep(ivs[2]);
     Value linear = b_.create<mlir::arith::AddIOp>(
         loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], sx),
                                              b_.create<mlir::arith::MulIOp>(loc_, ivs[1], nz)),
@@ -413,12 +570,10 @@ private:
       Value d = deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
       return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
     };
-    emitNodes(storeRoots(), [&](const Leaf &l) -> Value {
-      return b_.create<mlir::memref::LoadOp>(loc_, readFrom.at(l.a), ValueRange{address(l.b, l.offset)});
-    });
-    for (const KernelStore &s : plan_.stores)
-      b_.create<mlir::memref::StoreOp>(loc_, values_.at(s.value), args_[static_cast<size_t>(s.arg)],
-                                       ValueRange{address(s.component, {0, 0, 0})});
+    for (const KernelStore &s : plan_.stores) {
+      emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
+      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
+    }
     b_.setInsertionPointAfter(outer);
     for (Value s : snapshots)
       b_.create<mlir::memref::DeallocOp>(loc_, s);
@@ -427,17 +582,24 @@ private:
   mlir::OpBuilder &b_;
   mlir::Location loc_;
   const KernelPlan &plan_;
+  unsigned width_ = 1;
+  mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
+  Value mask_, vectorUpper_, lastStart_, fits_;
   std::map<int64_t, Value> indexConsts_;
-  std::map<uint64_t, Value> f64Consts_;
+  std::map<uint64_t, Value> f64Consts_, splatConsts_;
   std::vector<Value> args_;
-  std::unordered_map<NodeId, Value> values_;
+  std::vector<char> varies_;
+  std::unordered_map<NodeId, Value> values_, broadcasts_;
+  std::vector<uint32_t> need_;
+  std::vector<uint32_t> visited_;
+  uint32_t visitEpoch_ = 1;
 };
 
 } // namespace
 
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
-                                             const frontend::Module &source) {
+                                             const frontend::Module &source, const EmitOptions &options) {
   loadTensoriumDialects(context);
   mlir::OpBuilder builder(&context);
   mlir::Location loc = mlir::FileLineColLoc::get(&context, source.path, 1, 1);
@@ -470,7 +632,7 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrModuleSimulation), builder.getDictionaryAttr(simAttrs));
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
   for (const KernelPlan &plan : kernels)
-    KernelEmitter(builder, mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc), plan).emit(*module);
+    KernelEmitter(builder, mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc), plan, options).emit(*module);
   return module;
 }
 

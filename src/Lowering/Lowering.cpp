@@ -12,6 +12,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -20,8 +21,11 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
@@ -47,7 +51,12 @@ bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::createLowerAffinePass());
   pm.addPass(mlir::createConvertSCFToOpenMPPass());
+  // The OpenMP conversion wraps each parallel body in a memref.alloca_scope, which must stay a
+  // single block; kernels allocate nothing there, so canonicalisation inlines the scope before
+  // the inner (vector) loops become branches.
+  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createConvertSCFToCFPass());
+  pm.addPass(mlir::createConvertVectorToLLVMPass());
   pm.addPass(mlir::createConvertMathToLLVMPass());
   pm.addPass(mlir::createArithToLLVMConversionPass());
   pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
@@ -87,6 +96,17 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const CompileOptions &opt
   return tm;
 }
 
+/// Lanes of the widest double vector the target handles natively.
+unsigned nativeVectorWidth(const llvm::TargetMachine &tm) {
+  const llvm::MCSubtargetInfo &subtarget = *tm.getMCSubtargetInfo();
+  if (subtarget.checkFeatures("+avx512f"))
+    return 8;
+  if (subtarget.checkFeatures("+avx"))
+    return 4;
+  // SSE2 has 2-lane doubles but no masked loads or stores; the scalar loop is as fast.
+  return 1;
+}
+
 void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   if (level == 0)
     return;
@@ -107,7 +127,54 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   mpm.run(module, mam);
 }
 
+std::string countOperations(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (const llvm::Function &f : module) {
+    if (f.isDeclaration())
+      continue;
+    uint64_t fadd = 0, fsub = 0, fmul = 0, fdiv = 0, fneg = 0, fma = 0, sqrt = 0, calls = 0;
+    for (const llvm::BasicBlock &block : f)
+      for (const llvm::Instruction &inst : block) {
+        switch (inst.getOpcode()) {
+        case llvm::Instruction::FAdd: ++fadd; break;
+        case llvm::Instruction::FSub: ++fsub; break;
+        case llvm::Instruction::FMul: ++fmul; break;
+        case llvm::Instruction::FDiv: ++fdiv; break;
+        case llvm::Instruction::FNeg: ++fneg; break;
+        case llvm::Instruction::Call: {
+          const auto &call = llvm::cast<llvm::CallInst>(inst);
+          const llvm::Function *callee = call.getCalledFunction();
+          if (!callee || !call.getType()->isFPOrFPVectorTy())
+            break;
+          switch (callee->getIntrinsicID()) {
+          case llvm::Intrinsic::fma:
+          case llvm::Intrinsic::fmuladd: ++fma; break;
+          case llvm::Intrinsic::sqrt: ++sqrt; break;
+          case llvm::Intrinsic::masked_load:
+          case llvm::Intrinsic::masked_gather: break; // memory, not arithmetic
+          default: ++calls; break;
+          }
+          break;
+        }
+        default: break;
+        }
+      }
+    os << f.getName() << " fadd=" << fadd << " fsub=" << fsub << " fmul=" << fmul << " fdiv=" << fdiv
+       << " fneg=" << fneg << " fma=" << fma << " sqrt=" << sqrt << " calls=" << calls
+       << " flops=" << fadd + fsub + fmul + fdiv + sqrt + 2 * fma << '\n';
+  }
+  return text;
+}
+
 } // namespace
+
+unsigned resolveVectorWidth(const CompileOptions &options, std::string &error) {
+  if (options.vectorWidth)
+    return options.vectorWidth;
+  std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(options, error);
+  return tm ? nativeVectorWidth(*tm) : 0;
+}
 
 bool compileModule(const frontend::Module &module, const CompileOptions &options, OutputKind kind,
                    frontend::DiagnosticEngine &diags, std::string &output, std::string &error) {
@@ -115,8 +182,13 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   if (diags.hasErrors())
     return false;
 
+  EmitOptions emitOptions;
+  emitOptions.fpContract = options.fpContract;
+  emitOptions.vectorWidth = resolveVectorWidth(options, error);
+  if (!emitOptions.vectorWidth)
+    return false;
   mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module);
+  mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module, emitOptions);
   if (mlir::failed(mlir::verify(*mlirModule))) {
     error = "internal error: the emitted MLIR module does not verify";
     return false;
@@ -146,11 +218,29 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
     return false;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().str());
+  // The kernels' vectors are sized on purpose: keep them whole even where the CPU's tuning
+  // prefers narrower vectors for auto-vectorised code (x86 would otherwise split 512-bit ones).
+  const std::string vectorBits = std::to_string(64 * emitOptions.vectorWidth);
+  for (llvm::Function &f : *llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", tm->getTargetCPU());
+    if (!tm->getTargetFeatureString().empty())
+      f.addFnAttr("target-features", tm->getTargetFeatureString());
+    if (emitOptions.vectorWidth > 1) {
+      f.addFnAttr("min-legal-vector-width", vectorBits);
+      f.addFnAttr("prefer-vector-width", vectorBits);
+    }
+  }
   optimize(*llvmModule, *tm, options.optLevel);
 
   if (kind == OutputKind::LLVMIR) {
     llvm::raw_string_ostream os(output);
     llvmModule->print(os, nullptr);
+    return true;
+  }
+  if (kind == OutputKind::OpCounts) {
+    output = countOperations(*llvmModule);
     return true;
   }
   llvm::SmallVector<char, 0> buffer;

@@ -1,5 +1,6 @@
 // Numerical checks of kernels generated at build time from fixtures/codegen and fixtures/gr.
 #include "KernelLibrary.h"
+#include "tensorium_mlir/Runtime/HostStorage.h"
 
 #include <gtest/gtest.h>
 
@@ -79,11 +80,19 @@ FdRun runFd(const KernelLibrary &lib, const std::string &symbol, const Grid &g,
   return r;
 }
 
-class FdDerivatives : public ::testing::TestWithParam<int> {};
+/// (order, code path): "" is this machine's default, w1 the scalar path, w4/w8 SIMD widths.
+class FdDerivatives : public ::testing::TestWithParam<std::tuple<int, std::string>> {
+protected:
+  int order() const { return std::get<0>(GetParam()); }
+  std::string module() const {
+    const std::string &path = std::get<1>(GetParam());
+    return "fd_derivatives_o" + std::to_string(order()) + (path.empty() ? "" : "_" + path);
+  }
+};
 
 TEST_P(FdDerivatives, ExactOnPolynomialsOfDegreeOrder) {
-  const int p = GetParam();
-  KernelLibrary lib(modulePath("fd_derivatives_o" + std::to_string(p)));
+  const int p = order();
+  KernelLibrary lib(modulePath(module()));
   Grid g{{13, 12, 14}, {0.11, 0.07, 0.13}, {0.3, -0.2, 0.1}};
   Polynomial poly{p};
   const int r = p / 2;
@@ -117,8 +126,8 @@ TEST_P(FdDerivatives, ExactOnPolynomialsOfDegreeOrder) {
 }
 
 TEST_P(FdDerivatives, ObservedOrderOnSmoothFunction) {
-  const int p = GetParam();
-  KernelLibrary lib(modulePath("fd_derivatives_o" + std::to_string(p)));
+  const int p = order();
+  KernelLibrary lib(modulePath(module()));
   const double h0 = p == 2 ? 0.04 : p == 4 ? 0.08 : p == 6 ? 0.16 : 0.6;
   auto u = [](const double *x) { return std::sin(x[0]) * std::cos(2 * x[1]) * std::exp(0.5 * x[2]); };
   const double c[3] = {0.3, 0.2, 0.1};
@@ -142,8 +151,13 @@ TEST_P(FdDerivatives, ObservedOrderOnSmoothFunction) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Orders, FdDerivatives, ::testing::Values(2, 4, 6, 8),
-                         [](const ::testing::TestParamInfo<int> &info) { return "Order" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Orders, FdDerivatives,
+                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values("", "w1", "w4", "w8")),
+                         [](const ::testing::TestParamInfo<std::tuple<int, std::string>> &info) {
+                           const std::string &path = std::get<1>(info.param);
+                           return "Order" + std::to_string(std::get<0>(info.param)) +
+                                  (path.empty() ? "Default" : path == "w1" ? "Scalar" : "Simd" + path.substr(1));
+                         });
 
 // ------------------------------------------------------------------ RHS variants
 
@@ -420,6 +434,107 @@ TEST(SpectralResidual, GridKernelMatchesPointKernel) {
     args[23] = 0.4;
     args[24] = -1.1;
     EXPECT_EQ(out[p], callScalar(lib.symbol("tensorium_spectral_residual_F"), args));
+  }
+}
+
+// ------------------------------------------------------------------ BSSN: SIMD + FMA vs scalar
+
+/// Right-hand sides of fixtures/gr/bssn_evolution_3d.tn from one module on a smooth, strongly
+/// varying state (every term of the equations is far from zero); the outputs start as NaN so
+/// that a write outside the interior shows.
+std::map<std::string, std::vector<double>> bssnRhs(const std::string &module, const std::string &symbol,
+                                                   const Grid &g) {
+  KernelLibrary lib(modulePath(module));
+  auto get = reinterpret_cast<tensorium_get_module_tables_fn>(lib.symbol("tensorium_get_module_tables"));
+  const tensorium_module_tables &t = *get();
+  tensorium_mlir::runtime::GeneratedHostTables tables{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers,
+                                                      static_cast<size_t>(t.buffer_count), t.param_names,
+                                                      static_cast<size_t>(t.param_count), 3};
+  tensorium_mlir::runtime::GeneratedHostStorage storage(tables, {g.n[0], g.n[1], g.n[2]});
+  const int64_t N = g.points();
+  auto wave = [&](int64_t p, int c, double amplitude) {
+    const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
+              k = static_cast<int>(p % g.n[2]);
+    const double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
+    return amplitude * std::sin((1 + c % 3) * x - (2 - c % 2) * y + (0.5 + 0.3 * c) * z + 0.7 * c);
+  };
+  for (const auto &b : storage.buffers()) {
+    std::span<double> v = storage.buffer(b.name);
+    const bool output = b.name[0] == 'd' && storage.hasBuffer(b.name.substr(1));
+    for (int64_t p = 0; p < N; ++p)
+      for (unsigned c = 0; c < b.componentCount; ++c) {
+        const int cc = static_cast<int>(c), sym = cc / 3 <= cc % 3 ? cc : (cc % 3) * 3 + cc / 3;
+        double value = output ? std::nan("") : wave(p, sym + 3 * static_cast<int>(b.name.size()), 0.1);
+        if (!output && (b.name == "chi" || b.name == "alpha" ||
+                        (b.componentCount == 9 && b.name.rfind("gammatilde", 0) == 0 && c % 4 == 0)))
+          value += 1;
+        v[static_cast<size_t>(c * N + p)] = value;
+      }
+  }
+  // gammatildeU: the inverse of gammatilde at every point.
+  std::span<double> gd = storage.buffer("gammatilde"), gu = storage.buffer("gammatildeU");
+  for (int64_t p = 0; p < N; ++p) {
+    auto m = [&](int a, int b) { return gd[static_cast<size_t>((a * 3 + b) * N + p)]; };
+    const double det = m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) -
+                       m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0)) + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0));
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        const int a1 = (b + 1) % 3, a2 = (b + 2) % 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+        gu[static_cast<size_t>((a * 3 + b) * N + p)] = (m(a1, b1) * m(a2, b2) - m(a1, b2) * m(a2, b1)) / det;
+      }
+  }
+  const double params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
+  std::span<const tensorium_host_kernel_adapter> adapters(t.adapters, static_cast<size_t>(t.adapter_count));
+  storage.invoke(adapters, symbol, params, {g.h[0], g.h[1], g.h[2]});
+  std::map<std::string, std::vector<double>> out;
+  for (const auto &b : storage.buffers())
+    if (b.name[0] == 'd' && storage.hasBuffer(b.name.substr(1))) {
+      std::span<const double> v = storage.buffer(b.name);
+      out[b.name].assign(v.begin(), v.end());
+    }
+  return out;
+}
+
+TEST(BssnSimd, AgreesWithScalarPathPerFieldAndWritesOnlyTheInterior) {
+  // 19 - 6 = 13 interior points per line: one full 8-wide step and one overlapping step;
+  // 9 - 6 = 3: a line shorter than the width, lanes masked off.
+  for (const Grid &g : {Grid{{15, 12, 19}, {0.11, 0.09, 0.1}, {-0.3, 0.2, 0.1}},
+                        Grid{{10, 11, 9}, {0.12, 0.1, 0.08}, {0.2, -0.4, 0.3}}}) {
+    const auto reference = bssnRhs("bssn_scalar", "tensorium_rhs_grid_scf", g);
+    ASSERT_EQ(reference.size(), 8u); // every state field but gammatildeU
+    const int r = 3; // Kreiss-Oliger at 4th order
+    for (const char *module : {"bssn_scalar", "bssn_simd"})
+      for (const char *symbol : {"tensorium_rhs_grid_scf", "tensorium_rhs_grid_affine", "tensorium_rhs_grid_parallel"}) {
+        const auto result = bssnRhs(module, symbol, g);
+        for (const auto &[name, expected] : reference) {
+          const std::vector<double> &got = result.at(name);
+          double scale = 0, worst = 0;
+          size_t interior = 0;
+          for (size_t q = 0; q < expected.size(); ++q) {
+            const int64_t p = static_cast<int64_t>(q % static_cast<size_t>(g.points()));
+            const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
+                      k = static_cast<int>(p % g.n[2]);
+            const bool inside = i >= r && i < g.n[0] - r && j >= r && j < g.n[1] - r && k >= r && k < g.n[2] - r;
+            if (!inside) {
+              ASSERT_TRUE(std::isnan(got[q])) << module << " " << symbol << " wrote " << name << " outside the interior";
+              continue;
+            }
+            ++interior;
+            ASSERT_TRUE(std::isfinite(got[q])) << module << " " << symbol << " " << name;
+            scale = std::max(scale, std::abs(expected[q]));
+            worst = std::max(worst, std::abs(got[q] - expected[q]));
+          }
+          EXPECT_GT(interior, 0u);
+          EXPECT_GT(scale, 1e-3) << name << ": the state should drive every equation";
+          EXPECT_LE(worst, 1e-12 * scale) << module << " " << symbol << " " << name << " relative difference "
+                                          << worst / scale;
+          if (std::string(module) == "bssn_scalar") {
+            EXPECT_EQ(worst, 0.0) << "scalar variants agree bitwise: " << symbol << " " << name;
+          } else {
+            std::printf("%s %s %s: relative difference %.2e\n", module, symbol, name.c_str(), worst / scale);
+          }
+        }
+      }
   }
 }
 

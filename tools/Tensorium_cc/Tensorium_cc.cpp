@@ -33,6 +33,8 @@ constexpr const char *kUsage =
     "  --emit-lowered-mlir <F>  write the module lowered to the LLVM dialect to F\n"
     "  --emit-llvm <F>      write LLVM IR to F\n"
     "  --emit-obj <F>       write an object file for the host to F\n"
+    "  --emit-op-counts <F> write the floating-point operations per function of the optimised\n"
+    "                       LLVM IR (per grid point in grid kernels; an FMA counts 2) to F\n"
     "  --emit-host-header <F>  write the C host header (prototypes, wrappers, descriptor tables) to F\n"
     "                       (F may be '-' for standard output; emission flags combine)\n"
     "\n"
@@ -44,7 +46,13 @@ constexpr const char *kUsage =
     "                       symbolic: pointwise tensorium_init/tensorium_rhs/tensorium_entry\n"
     "                       source functions taking field derivatives as inputs\n"
     "  -O0 -O1 -O2 -O3      LLVM optimisation level for --emit-llvm/--emit-obj (default -O2)\n"
-    "  --cpu <name>         target CPU (default x86-64; 'native' uses this machine's CPU)\n"
+    "  --cpu <name>         target CPU (default native: this machine's CPU and features;\n"
+    "                       x86-64 for objects that run on any x86-64 machine)\n"
+    "  --vector-width <N>   grid points per SIMD step in grid kernels: 1 (scalar loops), 2, 4, 8\n"
+    "                       or 16; default: the target's double-precision vector width\n"
+    "                       (8 with AVX-512, 4 with AVX, otherwise 1)\n"
+    "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add;\n"
+    "                       off: every operation rounds separately\n"
     "  --help               show this help\n"
     "  --version            show the compiler and ABI version\n"
     "\n"
@@ -172,12 +180,14 @@ int main(int argc, char **argv) {
       rc = setAction(Action::DumpAst, "--dump-ast");
     else if (arg == "--print-summary")
       rc = setAction(Action::Summary, "--print-summary");
-    else if (arg == "--emit-mlir" || arg == "--emit-lowered-mlir" || arg == "--emit-llvm" || arg == "--emit-obj") {
+    else if (arg == "--emit-mlir" || arg == "--emit-lowered-mlir" || arg == "--emit-llvm" || arg == "--emit-obj" ||
+             arg == "--emit-op-counts") {
       if (!needValue(i, arg, value))
         return 1;
       OutputKind kind = arg == "--emit-mlir"           ? OutputKind::MLIR
                         : arg == "--emit-lowered-mlir" ? OutputKind::LoweredMLIR
                         : arg == "--emit-llvm"         ? OutputKind::LLVMIR
+                        : arg == "--emit-op-counts"    ? OutputKind::OpCounts
                                                        : OutputKind::Object;
       emissions.push_back({kind, value});
     } else if (arg == "--emit-host-header") {
@@ -204,6 +214,28 @@ int main(int argc, char **argv) {
       if (!needValue(i, arg, value))
         return 1;
       compile.cpu = value;
+    } else if (arg == "--vector-width" || arg.rfind("--vector-width=", 0) == 0) {
+      if (arg == "--vector-width") {
+        if (!needValue(i, arg, value))
+          return 1;
+      } else {
+        value = arg.substr(std::strlen("--vector-width="));
+      }
+      if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
+        return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
+      compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
+    } else if (arg.rfind("--fp-contract", 0) == 0) {
+      if (arg == "--fp-contract") {
+        if (!needValue(i, arg, value))
+          return 1;
+      } else if (arg.rfind("--fp-contract=", 0) == 0) {
+        value = arg.substr(std::strlen("--fp-contract="));
+      } else {
+        return usageError("unknown option '" + arg + "'");
+      }
+      if (value != "on" && value != "off")
+        return usageError("invalid value '" + value + "' for '--fp-contract' (expected on or off)");
+      compile.fpContract = value == "on";
     } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
       compile.optLevel = static_cast<unsigned>(arg[2] - '0');
     } else if (arg == "-o") {

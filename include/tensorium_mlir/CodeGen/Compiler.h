@@ -8,13 +8,25 @@
 
 namespace tensorium_mlir::codegen {
 
-enum class OutputKind { MLIR, LoweredMLIR, LLVMIR, Object };
+/// OpCounts: one line per function of the optimised LLVM IR with its floating-point operations
+/// (`name fadd=.. fsub=.. fmul=.. fdiv=.. fneg=.. fma=.. sqrt=.. calls=.. flops=..`, flops
+/// counting an FMA as 2 and a vector operation once: per grid point in grid kernels).
+enum class OutputKind { MLIR, LoweredMLIR, LLVMIR, Object, OpCounts };
 
 struct CompileOptions {
   CodeGenOptions codegen;
   unsigned optLevel = 2;        // 0..3 for the LLVM pipeline
-  std::string cpu = "x86-64";   // "native" selects the host CPU and its features
+  std::string cpu = "native";   // "native": this machine's CPU and features; e.g. "x86-64" for portable objects
+  /// Grid points per vector step in grid kernels: 0 picks the target's width (8 with AVX-512,
+  /// 4 with AVX, 1 otherwise), 1 emits scalar loops.
+  unsigned vectorWidth = 0;
+  /// Allow LLVM to fuse a * b + c into fused multiply-adds (`--fp-contract=on`, the default).
+  bool fpContract = true;
 };
+
+/// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).
+/// Returns 0 and sets `error` when the target cannot be created.
+unsigned resolveVectorWidth(const CompileOptions &options, std::string &error);
 
 /// Returns true and fills `output` on success. Diagnostics about the program go to `diags`
 /// (located); failures of the tool chain itself are returned in `error`.
