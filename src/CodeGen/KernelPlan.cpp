@@ -1,4 +1,5 @@
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
+#include "tensorium_mlir/CodeGen/GraphSimplify.h"
 #include "tensorium_mlir/Frontend/Sema.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
@@ -57,7 +58,47 @@ const std::vector<double> &secondDerivativeWeights(unsigned order) {
   }
 }
 
+std::vector<double> derivativeWeights(unsigned order, unsigned count) {
+  // d^count/dx^count: the second-derivative stencil for each pair, the first-derivative one
+  // for an odd remainder (d_x(d_x(d_x(u))) = D1 D2 u, as the stencils compose).
+  std::vector<double> w{1.0};
+  auto convolve = [&](const std::vector<double> &k) {
+    std::vector<double> out(w.size() + k.size() - 1, 0.0);
+    for (size_t i = 0; i < w.size(); ++i)
+      for (size_t j = 0; j < k.size(); ++j)
+        out[i + j] += w[i] * k[j];
+    w = std::move(out);
+  };
+  for (unsigned c = count; c >= 2; c -= 2)
+    convolve(secondDerivativeWeights(order));
+  if (count % 2)
+    convolve(firstDerivativeWeights(order));
+  return w;
+}
+
 namespace {
+
+NodeId weightedSum(ScalarGraph &g, const std::vector<std::pair<std::array<int8_t, 3>, double>> &terms,
+                   const std::function<NodeId(const std::array<int8_t, 3> &)> &valueAt, NodeId scale) {
+  // Terms whose weights agree in magnitude share one multiplication: a centred first
+  // derivative is sum_s c_s (u_s - u_-s), a second one sum_s c_s (u_s + u_-s) + c_0 u_0.
+  std::map<double, std::pair<std::vector<std::array<int8_t, 3>>, std::vector<std::array<int8_t, 3>>>> groups;
+  for (const auto &[offset, w] : terms)
+    if (w != 0.0)
+      (w > 0 ? groups[w].first : groups[-w].second).push_back(offset);
+  NodeId total = g.constant(0.0);
+  for (const auto &[magnitude, members] : groups) {
+    const auto &[positive, negative] = members;
+    NodeId sum = g.constant(0.0);
+    for (const auto &o : positive)
+      sum = g.add(sum, valueAt(o));
+    for (const auto &o : negative)
+      sum = positive.empty() ? g.add(sum, valueAt(o)) : g.sub(sum, valueAt(o));
+    NodeId coefficient = g.mul(g.constant(positive.empty() ? -magnitude : magnitude), scale);
+    total = g.add(total, g.mul(coefficient, sum));
+  }
+  return total;
+}
 
 // Point: initial data (no fields, no derivatives). Symbolic: derivatives of field components
 // stay symbolic, as leaves with per-axis derivative counts in `offset`.
@@ -254,7 +295,7 @@ public:
     }
     if (mode_ == Mode::Point)
       fail(where, "initial data cannot read field '" + f.name + "'");
-    if (tensorTypeIsSymmetric(f.type)) {
+    if (fieldIsSymmetric(f)) {
       // Declared symmetric: read the upper triangle only, so g[j,i] and g[i,j] share one load.
       int n = static_cast<int>(rangeOf(f.space, dim_));
       int i = component / n, j = component % n;
@@ -337,20 +378,51 @@ public:
 
   NodeId stencil(NodeId u, int axis, const std::vector<double> &w, NodeId scale) {
     int r = static_cast<int>(w.size() / 2);
-    NodeId sum = g_.constant(0.0);
+    std::vector<std::pair<std::array<int8_t, 3>, double>> terms;
     for (int s = -r; s <= r; ++s) {
-      double c = w[static_cast<size_t>(s + r)];
-      if (c != 0.0)
-        sum = g_.add(sum, g_.mul(g_.constant(c), shifted(u, axis, s)));
+      std::array<int8_t, 3> offset{0, 0, 0};
+      offset[static_cast<size_t>(axis)] = static_cast<int8_t>(s);
+      terms.push_back({offset, w[static_cast<size_t>(s + r)]});
     }
-    // Multiply by the reciprocal spacing: one loop-invariant division shared by every stencil
-    // along this axis instead of one division per derivative per point.
-    return g_.mul(sum, g_.div(g_.constant(1.0), scale));
+    // The reciprocal spacing is one loop-invariant division shared by every stencil along
+    // this axis instead of one division per derivative per point.
+    return weightedSum(
+        g_, terms, [&](const std::array<int8_t, 3> &o) { return shifted(u, axis, o[static_cast<size_t>(axis)]); },
+        g_.div(g_.constant(1.0), scale));
+  }
+
+  /// A field component itself (not one of its derivatives).
+  bool isPlainFieldLeaf(NodeId u) const {
+    const Node &n = g_.node(u);
+    return n.op == NodeOp::Leaf && n.leaf.kind == LeafKind::Field && n.leaf.deriv == std::array<int8_t, 3>{0, 0, 0};
+  }
+
+  /// d/dx_axis by the chain rule down to field leaves, whose derivatives become derivative
+  /// leaves (expanded into stencils once per kernel, so each is computed once per point).
+  NodeId chainRule(NodeId u, int axis) {
+    std::unordered_map<NodeId, NodeId> memo;
+    return g_.differentiate(
+        u,
+        [&](const Leaf &leaf) -> NodeId {
+          switch (leaf.kind) {
+          case LeafKind::Field: {
+            Leaf l = leaf;
+            l.deriv[static_cast<size_t>(axis)] = static_cast<int8_t>(l.deriv[static_cast<size_t>(axis)] + 1);
+            return g_.leaf(l);
+          }
+          case LeafKind::Coord: return g_.constant(leaf.a == axis ? 1.0 : 0.0);
+          default: return g_.constant(0.0);
+          }
+        },
+        memo);
   }
 
   NodeId secondDerivativeFd(NodeId u, int axis) {
-    NodeId h = spacing(axis);
-    return stencil(u, axis, secondDerivativeWeights(order_), g_.mul(h, h));
+    if (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u)) {
+      NodeId h = spacing(axis);
+      return stencil(u, axis, secondDerivativeWeights(order_), g_.mul(h, h));
+    }
+    return chainRule(chainRule(u, axis), axis);
   }
 
   NodeId derivative(NodeId u, int axis, SourceRange where) {
@@ -358,8 +430,11 @@ public:
       fail(where, "initial data cannot take derivatives");
     if (static_cast<unsigned>(axis) >= dim_)
       fail(where, "derivative along axis " + std::to_string(axis + 1) + " in dimension " + std::to_string(dim_));
-    if (mode_ == Mode::FiniteDifference)
-      return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
+    if (mode_ == Mode::FiniteDifference) {
+      if (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u))
+        return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
+      return chainRule(u, axis);
+    }
     if (mode_ == Mode::Symbolic) {
       std::unordered_map<NodeId, NodeId> memo;
       return g_.differentiate(
@@ -524,7 +599,7 @@ struct LeafUse {
   std::array<int, 3> radius{0, 0, 0};
 };
 
-LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots) {
+LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots, unsigned order) {
   LeafUse use;
   for (NodeId id : g.topologicalOrder(roots)) {
     const Node &n = g.node(id);
@@ -539,10 +614,55 @@ LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots) {
     default: break;
     }
     if (l.kind == LeafKind::Field || l.kind == LeafKind::Coord)
-      for (size_t a = 0; a < 3; ++a)
-        use.radius[a] = std::max(use.radius[a], std::abs(static_cast<int>(l.offset[a])));
+      for (size_t a = 0; a < 3; ++a) {
+        int reach = std::abs(static_cast<int>(l.offset[a]));
+        if (l.deriv[a])
+          reach += static_cast<int>(derivativeWeights(order, static_cast<unsigned>(l.deriv[a])).size() / 2);
+        use.radius[a] = std::max(use.radius[a], reach);
+      }
   }
   return use;
+}
+
+/// The stencil of a derivative leaf of field argument `arg`: the tensor product of the
+/// one-dimensional derivative stencils, scaled by the reciprocal spacings (arguments 3..5).
+NodeId expandDerivativeLeaf(ScalarGraph &g, int arg, const Leaf &leaf, unsigned order) {
+  std::vector<std::pair<std::array<int8_t, 3>, double>> terms{{{0, 0, 0}, 1.0}};
+  NodeId scale = g.constant(1.0);
+  for (size_t a = 0; a < 3; ++a) {
+    if (!leaf.deriv[a])
+      continue;
+    const std::vector<double> w = derivativeWeights(order, static_cast<unsigned>(leaf.deriv[a]));
+    const int r = static_cast<int>(w.size() / 2);
+    std::vector<std::pair<std::array<int8_t, 3>, double>> next;
+    for (const auto &[offset, weight] : terms)
+      for (int s = -r; s <= r; ++s) {
+        if (w[static_cast<size_t>(s + r)] == 0.0)
+          continue;
+        std::array<int8_t, 3> o = offset;
+        o[a] = static_cast<int8_t>(o[a] + s);
+        next.push_back({o, weight * w[static_cast<size_t>(s + r)]});
+      }
+    terms = std::move(next);
+    Leaf h;
+    h.kind = LeafKind::Arg;
+    h.a = 3 + static_cast<int>(a);
+    const NodeId reciprocal = g.div(g.constant(1.0), g.leaf(h));
+    for (int k = 0; k < leaf.deriv[a]; ++k)
+      scale = g.mul(scale, reciprocal);
+  }
+  return weightedSum(
+      g, terms,
+      [&](const std::array<int8_t, 3> &o) {
+        Leaf l;
+        l.kind = LeafKind::Arg;
+        l.a = arg;
+        l.b = leaf.b;
+        for (size_t a = 0; a < 3; ++a)
+          l.offset[a] = static_cast<int8_t>(leaf.offset[a] + o[a]);
+        return g.leaf(l);
+      },
+      scale);
 }
 
 void setCommonAttributes(KernelPlan &plan) {
@@ -616,6 +736,11 @@ public:
     }
     if (d_.hasErrors())
       out.clear();
+    // After the ABI attributes are fixed (setCommonAttributes): what a kernel declares it reads
+    // does not depend on how its arithmetic is simplified.
+    if (o_.simplify)
+      for (KernelPlan &plan : out)
+        mergeEquivalentNodes(plan);
     return out;
   }
 
@@ -635,7 +760,7 @@ private:
     const unsigned n = rangeOf(f.space, m_.sim.dimension);
     std::vector<NodeId> values;
     for (const auto &tuple : allTuples(static_cast<unsigned>(st.targetIndices.size()), n)) {
-      if (tensorTypeIsSymmetric(f.type) && tuple[0] > tuple[1])
+      if (fieldIsSymmetric(f) && tuple[0] > tuple[1])
         values.push_back(values[static_cast<size_t>(tuple[1]) * n + static_cast<size_t>(tuple[0])]);
       else
         values.push_back(s.evalAssignment(st, tuple));
@@ -796,7 +921,7 @@ private:
       return;
 
     std::vector<NodeId> roots = allValues(targets);
-    LeafUse use = collectLeaves(g, roots);
+    LeafUse use = collectLeaves(g, roots, m_.sim.order);
     int radius = std::max({use.radius[0], use.radius[1], use.radius[2]});
 
     const std::string_view *symbols;
@@ -863,7 +988,12 @@ private:
         case LeafKind::Param: outLeaf.a = paramArg.at(l.a); outLeaf.offset = {0, 0, 0}; break;
         case LeafKind::Spacing: outLeaf.a = 3 + l.a; outLeaf.offset = {0, 0, 0}; break;
         case LeafKind::Coord: outLeaf.a = coordArg.at(l.a); break;
-        case LeafKind::Field: outLeaf.a = fieldArg.at(l.a); outLeaf.b = l.b; break;
+        case LeafKind::Field:
+          if (l.deriv != std::array<int8_t, 3>{0, 0, 0})
+            return expandDerivativeLeaf(tg, fieldArg.at(l.a), l, m_.sim.order);
+          outLeaf.a = fieldArg.at(l.a);
+          outLeaf.b = l.b;
+          break;
         default: break;
         }
         return tg.leaf(outLeaf);

@@ -23,7 +23,10 @@ size_t ScalarGraph::KeyHash::operator()(const Node &n) const {
     mix(static_cast<uint64_t>(n.leaf.b));
     mix(static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.offset[0])) |
         (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.offset[1])) << 8) |
-        (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.offset[2])) << 16));
+        (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.offset[2])) << 16) |
+        (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.deriv[0])) << 24) |
+        (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.deriv[1])) << 32) |
+        (static_cast<uint64_t>(static_cast<uint8_t>(n.leaf.deriv[2])) << 40));
   }
   return h;
 }

@@ -52,6 +52,8 @@ Variance tensorTypeVariance(TensorType type, unsigned slot) {
 
 bool tensorTypeIsSymmetric(TensorType type) { return info(type).symmetric; }
 
+bool fieldIsSymmetric(const FieldDecl &field) { return field.declaredSymmetric || tensorTypeIsSymmetric(field.type); }
+
 const char *variancePrefixSpelling(Variance v) { return v == Variance::Up ? "upper" : "lower"; }
 
 std::string typedIndexSpelling(const TypedIndex &index) {

@@ -24,7 +24,7 @@ public:
         }
         os_ << "] " << (f->space == IndexSpace::Spatial ? "spatial" : "spacetime");
       }
-      if (tensorTypeIsSymmetric(f->type))
+      if (fieldIsSymmetric(*f))
         os_ << " symmetric";
       os_ << " components=" << f->componentCount << loc(f->nameRange) << '\n';
     }
@@ -93,7 +93,8 @@ private:
     os_ << '\n';
     line(2) << "Time dt=" << number(s.dt) << " integrator=" << s.integrator << '\n';
     line(2) << "Spatial scheme=" << (s.scheme == Scheme::Spectral ? "spectral" : "fd")
-            << " derivative=" << s.derivative << " order=" << s.order << '\n';
+            << " derivative=" << s.derivative << " order=" << s.order
+            << (s.stencilOfExpressions ? " expression_derivatives=stencil" : "") << '\n';
   }
 
   void initialData(const InitialDataBlock &b) {

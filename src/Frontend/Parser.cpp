@@ -191,6 +191,13 @@ std::vector<IndexName> Parser::parseIndexList() {
 void Parser::parseField(Module &module) {
   Token kw = consume();
   Token typeTok = expectIdentifier("a field type after 'field'");
+  SourceRange symmetricRange;
+  bool symmetric = false;
+  if (typeTok.text == "symmetric" && current().is(TokenKind::Identifier)) {
+    symmetric = true;
+    symmetricRange = typeTok.range;
+    typeTok = expectIdentifier("a field type after 'symmetric'");
+  }
   auto type = parseTensorType(typeTok.text);
   if (!type)
     fail(typeTok.range, "unknown field type '" + std::string(typeTok.text) +
@@ -200,6 +207,8 @@ void Parser::parseField(Module &module) {
   Token name = expectIdentifier("a field name");
   auto decl = std::make_unique<FieldDecl>();
   decl->type = *type;
+  decl->declaredSymmetric = symmetric;
+  decl->symmetricRange = symmetricRange;
   decl->name = std::string(name.text);
   decl->nameRange = name.range;
   SourceRange end = name.range;
@@ -410,6 +419,10 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
     Token v = word();
     mark(sim.derivative, v.range);
     sim.derivative.value = std::string(v.text);
+  } else if (sec == "spatial" && keyText == "expression_derivatives") {
+    Token v = word();
+    mark(sim.expressionDerivatives, v.range);
+    sim.expressionDerivatives.value = std::string(v.text);
   } else if (sec == "spatial" && keyText == "order") {
     SourceRange r;
     double value = number(r);
@@ -419,7 +432,7 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
     const char *expected = sec == "simulation"
                                ? "coordinates, dimension, resolution, time or spatial"
                            : sec == "time" ? "dt or integrator"
-                                           : "scheme, derivative or order";
+                                           : "scheme, derivative, order or expression_derivatives";
     fail(key.range, "unknown setting '" + keyText + "' in '" + std::string(sec) +
                         "' (expected " + expected + ")");
   }

@@ -205,6 +205,14 @@ private:
     if (s.derivative.present && s.derivative.value != "centered")
       d_.error(s.derivative.valueRange, "unknown derivative kind '" + s.derivative.value +
                                             "' (only 'centered' is supported)");
+    if (s.expressionDerivatives.present) {
+      const std::string &v = s.expressionDerivatives.value;
+      if (v == "stencil")
+        info.stencilOfExpressions = true;
+      else if (v != "chain_rule")
+        d_.error(s.expressionDerivatives.valueRange,
+                 "unknown expression_derivatives '" + v + "' (expected chain_rule or stencil)");
+    }
     info.order = info.scheme == Scheme::Spectral ? 0 : 2;
     if (s.order.present) {
       double v = s.order.value;
@@ -290,6 +298,16 @@ private:
       ok = false;
     } else if (!checkNewName(f.name, f.nameRange)) {
       ok = false;
+    }
+    if (f.declaredSymmetric) {
+      if (tensorTypeIsSymmetric(f.type)) {
+        d_.warning(f.symmetricRange, std::string("'") + tensorTypeSpelling(f.type) + "' is symmetric already");
+      } else if (rank != 2 || tensorTypeVariance(f.type, 0) != tensorTypeVariance(f.type, 1)) {
+        d_.error(f.symmetricRange, std::string("'symmetric' needs a rank-2 field with two lower or two upper "
+                                               "indices (cov_tensor2 or con_tensor2), not '") +
+                                       tensorTypeSpelling(f.type) + "'");
+        ok = false;
+      }
     }
     if (rank == 0 && !f.indices.empty()) {
       d_.error(f.indices.front().range, "a scalar field takes no indices");

@@ -159,6 +159,67 @@ INSTANTIATE_TEST_SUITE_P(Orders, FdDerivatives,
                                   (path.empty() ? "Default" : path == "w1" ? "Scalar" : "Simd" + path.substr(1));
                          });
 
+// ------------------------------------------------------------------ derivatives of expressions
+
+TEST(ExpressionDerivatives, ChainRuleAndStencilMatchTheirDiscreteFormulas) {
+  Grid g{{12, 13, 11}, {0.09, 0.11, 0.1}, {0.2, -0.3, 0.4}};
+  const int64_t N = g.points();
+  std::vector<double> u(N), v(N);
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k) {
+        const double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
+        u[g.linear(i, j, k)] = std::sin(2 * x + y) * std::exp(0.3 * z);
+        v[g.linear(i, j, k)] = std::cos(x - 2 * z) + y * y;
+      }
+  // 4th-order stencils of any grid function f at (i, j, k).
+  auto shifted = [&](const std::vector<double> &f, int axis, int s, int i, int j, int k) {
+    int q[3] = {i, j, k};
+    q[axis] += s;
+    return f[g.linear(q[0], q[1], q[2])];
+  };
+  auto D = [&](const std::vector<double> &f, int axis, int i, int j, int k) {
+    auto at = [&](int s) { return shifted(f, axis, s, i, j, k); };
+    return (at(-2) / 12 - 2 * at(-1) / 3 + 2 * at(1) / 3 - at(2) / 12) / g.h[axis];
+  };
+  auto L = [&](const std::vector<double> &f, int i, int j, int k) {
+    double sum = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      auto at = [&](int s) { return shifted(f, axis, s, i, j, k); };
+      sum += (-at(-2) / 12 + 4 * at(-1) / 3 - 5 * at(0) / 2 + 4 * at(1) / 3 - at(2) / 12) / (g.h[axis] * g.h[axis]);
+    }
+    return sum;
+  };
+  std::vector<double> uv(N);
+  for (int64_t p = 0; p < N; ++p)
+    uv[p] = u[p] * v[p];
+  for (const char *mode : {"chain_rule", "stencil"}) {
+    KernelLibrary lib(modulePath(std::string("expression_derivatives_") + mode + "_3d"));
+    std::vector<double> dg(3 * N, 0.0), dq(N, 0.0);
+    std::vector<int64_t> ints;
+    for (auto *b : {&u, &v, &dg, &dq})
+      pushMemref(ints, b->data(), static_cast<int64_t>(b->size()));
+    callKernel<3, 3, 20>(lib.symbol("tensorium_rhs_grid_scf"), {g.n[0], g.n[1], g.n[2]}, {g.h[0], g.h[1], g.h[2]}, ints);
+    const bool chain = std::string(mode) == "chain_rule";
+    double worst = 0;
+    for (int i = 2; i < g.n[0] - 2; ++i)
+      for (int j = 2; j < g.n[1] - 2; ++j)
+        for (int k = 2; k < g.n[2] - 2; ++k) {
+          const int64_t p = g.linear(i, j, k);
+          for (int a = 0; a < 3; ++a) {
+            const double expected = chain ? v[p] * D(u, a, i, j, k) + u[p] * D(v, a, i, j, k) : D(uv, a, i, j, k);
+            worst = std::max(worst, std::abs(dg[a * N + p] - expected) / std::max(1.0, std::abs(expected)));
+          }
+          double cross = 0;
+          for (int a = 0; a < 3; ++a)
+            cross += D(u, a, i, j, k) * D(v, a, i, j, k);
+          const double expected = chain ? v[p] * L(u, i, j, k) + 2 * cross + u[p] * L(v, i, j, k) : L(uv, i, j, k);
+          worst = std::max(worst, std::abs(dq[p] - expected) / std::max(1.0, std::abs(expected)));
+        }
+    EXPECT_LT(worst, 1e-12) << mode;
+  }
+}
+
 // ------------------------------------------------------------------ RHS variants
 
 TEST(RhsVariants, ScfAffineParallelAgreeBitwiseAndMatchIndependentStencil) {

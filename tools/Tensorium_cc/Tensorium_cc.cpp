@@ -53,6 +53,8 @@ constexpr const char *kUsage =
     "                       (8 with AVX-512, 4 with AVX, otherwise 1)\n"
     "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add;\n"
     "                       off: every operation rounds separately\n"
+    "  --simplify=<on|off>  on (default): subexpressions that compute the same value are\n"
+    "                       computed once (semantic value numbering); off: as scalarised\n"
     "  --help               show this help\n"
     "  --version            show the compiler and ABI version\n"
     "\n"
@@ -224,6 +226,13 @@ int main(int argc, char **argv) {
       if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
         return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
       compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
+    } else if (arg.rfind("--simplify", 0) == 0) {
+      if (arg.rfind("--simplify=", 0) != 0)
+        return usageError(arg == "--simplify" ? "'--simplify' expects =on or =off" : "unknown option '" + arg + "'");
+      value = arg.substr(std::strlen("--simplify="));
+      if (value != "on" && value != "off")
+        return usageError("invalid value '" + value + "' for '--simplify' (expected on or off)");
+      compile.codegen.simplify = value == "on";
     } else if (arg.rfind("--fp-contract", 0) == 0) {
       if (arg == "--fp-contract") {
         if (!needValue(i, arg, value))

@@ -79,6 +79,9 @@ struct CodeGenOptions {
   /// Symbolic mode: pointwise source functions (tensorium_init, tensorium_rhs,
   /// tensorium_entry) whose field derivatives are inputs instead of stencils.
   bool symbolic = false;
+  /// Merge nodes that compute the same function of the leaves (GraphSimplify.h); off keeps
+  /// every expression as scalarised (`--simplify=off`).
+  bool simplify = true;
 };
 
 /// Builds every kernel the module lowers to. Reports located errors for constructs a kernel
@@ -91,5 +94,8 @@ const std::vector<double> &firstDerivativeWeights(unsigned order);
 /// Kreiss-Oliger dissipation weights for a scheme of order p (radius p/2 + 1), times 1/h.
 std::vector<double> dissipationWeights(unsigned order);
 const std::vector<double> &secondDerivativeWeights(unsigned order);
+/// One-dimensional weights of d^count/dx^count at order p (offsets -r..r, r = size / 2): the
+/// second-derivative stencil per pair of derivatives, the first-derivative one for an odd one.
+std::vector<double> derivativeWeights(unsigned order, unsigned count);
 
 } // namespace tensorium_mlir::codegen

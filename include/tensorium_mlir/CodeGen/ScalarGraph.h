@@ -27,7 +27,8 @@ enum class NodeOp : uint8_t {
 enum class LeafKind : uint8_t {
   Param,     // a = parameter index
   Coord,     // a = axis; offset = stencil shift
-  Field,     // a = field index, b = component; offset = stencil shift
+  Field,     // a = field index, b = component; offset = stencil shift; deriv = derivative
+             // counts per axis (finite differences expand them into stencils at the end)
   Bundle,    // a = field index, b = spectral bundle slot
   Direction, // a = field index, b = spectral bundle slot of the JVP direction
   Spacing,   // a = axis
@@ -39,8 +40,9 @@ struct Leaf {
   int32_t a = 0;
   int32_t b = 0;
   std::array<int8_t, 3> offset{0, 0, 0};
+  std::array<int8_t, 3> deriv{0, 0, 0};
   bool operator==(const Leaf &o) const {
-    return kind == o.kind && a == o.a && b == o.b && offset == o.offset;
+    return kind == o.kind && a == o.a && b == o.b && offset == o.offset && deriv == o.deriv;
   }
 };
 

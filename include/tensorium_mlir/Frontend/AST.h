@@ -41,6 +41,10 @@ unsigned tensorTypeRank(TensorType type);
 /// Variance of slot `slot` of a tensor of this type.
 Variance tensorTypeVariance(TensorType type, unsigned slot);
 bool tensorTypeIsSymmetric(TensorType type);
+struct FieldDecl;
+/// Symmetric storage semantics: a symmetric type (metric, inverse_metric) or a rank-2 field
+/// declared `symmetric`. Reads of [j,i] read [i,j] (i < j); writes compute the upper triangle.
+bool fieldIsSymmetric(const FieldDecl &field);
 
 /// Exact exponent of `^`: num/den with den > 0, reduced.
 struct Rational {
@@ -97,6 +101,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 
 struct FieldDecl {
   TensorType type;
+  bool declaredSymmetric = false; // `field symmetric cov_tensor2 A[i,j]`
+  SourceRange symmetricRange;
   std::string name;
   SourceRange nameRange;
   SourceRange range;
@@ -143,6 +149,7 @@ struct SimulationBlock {
   Setting<std::string> scheme;
   Setting<std::string> derivative;
   Setting<double> order;
+  Setting<std::string> expressionDerivatives;
 };
 
 enum class Scheme { FiniteDifference, Spectral };
@@ -158,6 +165,10 @@ struct SimulationInfo {
   Scheme scheme = Scheme::FiniteDifference;
   std::string derivative = "centered";
   unsigned order = 2;
+  /// fd: d_i of an expression that is not a field. false (`chain_rule`, the default): the exact
+  /// derivative of the expression in terms of the stencil derivatives of its fields; true
+  /// (`stencil`): the stencil applied to the expression evaluated at every neighbour.
+  bool stencilOfExpressions = false;
   std::vector<std::string> coordinateNames{"x", "y", "z"};
   bool fromSource = false;
 };
