@@ -378,6 +378,14 @@ public:
 
   NodeId stencil(NodeId u, int axis, const std::vector<double> &w, NodeId scale) {
     int r = static_cast<int>(w.size() / 2);
+    if (!opts_.derivativeSharing) {
+      // The first code generator's form: sum_s c_s u(x + s h), then times 1/h.
+      NodeId sum = g_.constant(0.0);
+      for (int s = -r; s <= r; ++s)
+        if (w[static_cast<size_t>(s + r)] != 0.0)
+          sum = g_.add(sum, g_.mul(g_.constant(w[static_cast<size_t>(s + r)]), shifted(u, axis, s)));
+      return g_.mul(sum, g_.div(g_.constant(1.0), scale));
+    }
     std::vector<std::pair<std::array<int8_t, 3>, double>> terms;
     for (int s = -r; s <= r; ++s) {
       std::array<int8_t, 3> offset{0, 0, 0};
@@ -418,7 +426,7 @@ public:
   }
 
   NodeId secondDerivativeFd(NodeId u, int axis) {
-    if (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u)) {
+    if (!opts_.derivativeSharing || (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u))) {
       NodeId h = spacing(axis);
       return stencil(u, axis, secondDerivativeWeights(order_), g_.mul(h, h));
     }
@@ -431,7 +439,7 @@ public:
     if (static_cast<unsigned>(axis) >= dim_)
       fail(where, "derivative along axis " + std::to_string(axis + 1) + " in dimension " + std::to_string(dim_));
     if (mode_ == Mode::FiniteDifference) {
-      if (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u))
+      if (!opts_.derivativeSharing || (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u)))
         return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
       return chainRule(u, axis);
     }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace tensorium_mlir::codegen {
 
@@ -38,6 +39,9 @@ public:
     const bool gridLoop = plan.family == KernelFamily::InitGrid || plan.family == KernelFamily::SpectralGrid ||
                           plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
     width_ = gridLoop ? std::max(1u, options.vectorWidth) : 1;
+    prefetch_ = options.prefetch;
+    if (plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid)
+      chooseTile(options);
     fastmath_ = mlir::arith::FastMathFlagsAttr::get(
         b.getContext(), options.fpContract ? mlir::arith::FastMathFlags::contract : mlir::arith::FastMathFlags::none);
   }
@@ -460,6 +464,163 @@ private:
     b_.setInsertionPointAfter(b_.getInsertionBlock()->getParentOp());
   }
 
+  /// Tile sizes (y, z) of the cache-blocked loops, or {0, 0} for plain loops. Automatic tiles
+  /// are 64 points long in z (long enough for the hardware prefetchers to follow each row) and
+  /// as tall in y as keeps the 2r + 1 x-planes of one tile, over every buffer component the
+  /// kernel reads, within options.blockingBudgetBytes (at least 4 rows).
+  void chooseTile(const EmitOptions &options) {
+    if (options.tileY > 0 && options.tileZ > 0) {
+      tile_ = {options.tileY, options.tileZ};
+      return;
+    }
+    if (!options.cacheBlocking)
+      return;
+    std::set<std::pair<int, int>> components;
+    for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
+      const Node &n = plan_.graph.node(id);
+      if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+        components.insert({n.leaf.a, n.leaf.b});
+    }
+    const int64_t c = std::max<int64_t>(1, static_cast<int64_t>(components.size()));
+    const int64_t rx = plan_.radius[0], ry = plan_.radius[1], rz = plan_.radius[2];
+    const int64_t tz = std::max<int64_t>(64, 2 * static_cast<int64_t>(width_));
+    const int64_t rows = static_cast<int64_t>(options.blockingBudgetBytes) / ((2 * rx + 1) * (tz + 2 * rz) * c * 8);
+    tile_ = {std::clamp<int64_t>(rows - 2 * ry, 4, 4096), tz};
+  }
+
+  /// Interior loops i, j, k (k innermost, `width_` points per step), one point or vector per
+  /// iteration. Returns the outermost loop; the insertion point is inside the innermost one.
+  mlir::Operation *emitPlainLoops(const Value extents[3], Value ivs[3]) {
+    auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
+    Value upper[3];
+    for (int a = 0; a < 3; ++a)
+      if (plan_.loop != LoopStyle::Affine || (width_ > 1 && a == 2))
+        upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(radius(a)));
+    // Scalar kernels loop over every axis one point at a time (the parallel kernel as one 3-D
+    // scf.parallel); vector kernels step the contiguous axis `width_` points at a time in an
+    // inner sequential loop (parallel kernels share out the two outer axes).
+    const int outerAxes = width_ > 1 && plan_.loop == LoopStyle::Parallel ? 2 : 3;
+    if (width_ > 1)
+      prepareVectorSteps(indexConst(radius(2)), upper[2]);
+    mlir::Operation *outer = nullptr;
+    auto step = [&](int a) -> int64_t { return a == 2 ? static_cast<int64_t>(width_) : 1; };
+    if (plan_.loop == LoopStyle::Parallel) {
+      llvm::SmallVector<Value> lbs, ubs, steps;
+      for (int a = 0; a < outerAxes; ++a) {
+        lbs.push_back(indexConst(radius(a)));
+        ubs.push_back(upper[a]);
+        steps.push_back(indexConst(1));
+      }
+      auto par = b_.create<mlir::scf::ParallelOp>(loc_, lbs, ubs, steps);
+      outer = par;
+      b_.setInsertionPoint(par.getBody()->getTerminator());
+      for (int a = 0; a < outerAxes; ++a)
+        ivs[a] = par.getInductionVars()[static_cast<unsigned>(a)];
+    }
+    for (int a = plan_.loop == LoopStyle::Parallel ? outerAxes : 0; a < 3; ++a) {
+      mlir::Operation *loopOp;
+      if (plan_.loop == LoopStyle::Affine) {
+        auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - radius(a));
+        auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(a)),
+                                                         ValueRange{extents[a]}, ubMap, step(a));
+        ivs[a] = loop.getInductionVar();
+        b_.setInsertionPoint(loop.getBody()->getTerminator());
+        loopOp = loop;
+      } else {
+        auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(a)), upper[a], indexConst(step(a)));
+        ivs[a] = loop.getInductionVar();
+        b_.setInsertionPoint(loop.getBody()->getTerminator());
+        loopOp = loop;
+      }
+      if (!outer)
+        outer = loopOp;
+    }
+    if (width_ > 1)
+      ivs[2] = vectorStep(ivs[2]);
+    return outer;
+  }
+
+  /// Cache-blocked interior loops: tiles of tile_[0] x tile_[1] points in (y, z), and inside
+  /// each tile a sweep along x, so that the 2r + 1 x-planes of a tile that the stencils read
+  /// stay in cache from one x to the next instead of coming from memory 2r + 1 times. The
+  /// parallel kernel shares out the tiles.
+  mlir::Operation *emitTiledLoops(const Value extents[3], Value ivs[3]) {
+    auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
+    const int64_t ty = tile_[0], tz = tile_[1];
+    Value upper[3];
+    for (int a = 0; a < 3; ++a)
+      upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(radius(a)));
+    mlir::Operation *outer = nullptr;
+    Value jb, kb, jEnd, kEnd; // tile origin and end (exclusive) in y and z
+    if (plan_.loop == LoopStyle::Affine) {
+      auto interior = [&](int a) { return mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - radius(a)); };
+      auto tileEnd = [&](int a, int64_t size) {
+        mlir::MLIRContext *ctx = b_.getContext();
+        return mlir::AffineMap::get(1, 1, {mlir::getAffineDimExpr(0, ctx) + size, mlir::getAffineSymbolExpr(0, ctx) - radius(a)}, ctx);
+      };
+      auto jLoop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(1)),
+                                                        ValueRange{extents[1]}, interior(1), ty);
+      outer = jLoop;
+      b_.setInsertionPoint(jLoop.getBody()->getTerminator());
+      jb = jLoop.getInductionVar();
+      auto kLoop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(2)),
+                                                        ValueRange{extents[2]}, interior(2), tz);
+      b_.setInsertionPoint(kLoop.getBody()->getTerminator());
+      kb = kLoop.getInductionVar();
+      if (width_ > 1)
+        kEnd = b_.create<mlir::affine::AffineMinOp>(loc_, tileEnd(2, tz), ValueRange{kb, extents[2]});
+      if (width_ > 1)
+        prepareVectorSteps(kb, kEnd);
+      auto iLoop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(0)),
+                                                        ValueRange{extents[0]}, interior(0), 1);
+      b_.setInsertionPoint(iLoop.getBody()->getTerminator());
+      ivs[0] = iLoop.getInductionVar();
+      auto identity = mlir::AffineMap::getMultiDimIdentityMap(1, b_.getContext());
+      auto jIn = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{jb}, identity, ValueRange{jb, extents[1]},
+                                                      tileEnd(1, ty), 1);
+      b_.setInsertionPoint(jIn.getBody()->getTerminator());
+      ivs[1] = jIn.getInductionVar();
+      auto kIn = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{kb}, identity, ValueRange{kb, extents[2]},
+                                                      tileEnd(2, tz), static_cast<int64_t>(width_));
+      b_.setInsertionPoint(kIn.getBody()->getTerminator());
+      ivs[2] = kIn.getInductionVar();
+    } else {
+      if (plan_.loop == LoopStyle::Parallel) {
+        auto par = b_.create<mlir::scf::ParallelOp>(loc_, llvm::SmallVector<Value>{indexConst(radius(1)), indexConst(radius(2))},
+                                                    llvm::SmallVector<Value>{upper[1], upper[2]},
+                                                    llvm::SmallVector<Value>{indexConst(ty), indexConst(tz)});
+        outer = par;
+        b_.setInsertionPoint(par.getBody()->getTerminator());
+        jb = par.getInductionVars()[0];
+        kb = par.getInductionVars()[1];
+      } else {
+        auto jLoop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(1)), upper[1], indexConst(ty));
+        outer = jLoop;
+        b_.setInsertionPoint(jLoop.getBody()->getTerminator());
+        jb = jLoop.getInductionVar();
+        auto kLoop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(2)), upper[2], indexConst(tz));
+        b_.setInsertionPoint(kLoop.getBody()->getTerminator());
+        kb = kLoop.getInductionVar();
+      }
+      jEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, jb, indexConst(ty)), upper[1]);
+      kEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, kb, indexConst(tz)), upper[2]);
+      if (width_ > 1)
+        prepareVectorSteps(kb, kEnd);
+      auto iLoop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(0)), upper[0], indexConst(1));
+      b_.setInsertionPoint(iLoop.getBody()->getTerminator());
+      ivs[0] = iLoop.getInductionVar();
+      auto jIn = b_.create<mlir::scf::ForOp>(loc_, jb, jEnd, indexConst(1));
+      b_.setInsertionPoint(jIn.getBody()->getTerminator());
+      ivs[1] = jIn.getInductionVar();
+      auto kIn = b_.create<mlir::scf::ForOp>(loc_, kb, kEnd, indexConst(width_));
+      b_.setInsertionPoint(kIn.getBody()->getTerminator());
+      ivs[2] = kIn.getInductionVar();
+    }
+    if (width_ > 1)
+      ivs[2] = vectorStep(ivs[2]);
+    return outer;
+  }
+
   /// Interior loops over a 3-D grid; every access is `component * N + linear + delta`.
   void emitStencilLoop() {
     Value nx = args_[0], ny = args_[1], nz = args_[2];
@@ -512,56 +673,25 @@ private:
     }
     for (const KernelStore &s : plan_.stores)
       delta(s.component, {0, 0, 0});
+    // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
+    // read dozens of components at several planes and rows each, more streams than hardware
+    // prefetchers follow, so without it every new line waits for memory.
+    const std::array<int8_t, 3> ahead{static_cast<int8_t>(plan_.radius[0] + 1), 0, 0};
+    std::set<std::pair<int, int>> prefetched;
+    if (prefetch_) {
+      for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
+        const Node &n = plan_.graph.node(id);
+        if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+          prefetched.insert({n.leaf.a, n.leaf.b});
+      }
+      for (const auto &[arg, component] : prefetched)
+        delta(component, ahead);
+    }
     emitLoopInvariants();
 
     const Value extents[3] = {nx, ny, nz};
-    auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
-    Value upper[3];
-    for (int a = 0; a < 3; ++a)
-      if (plan_.loop != LoopStyle::Affine || (width_ > 1 && a == 2))
-        upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(radius(a)));
-    // Scalar kernels loop over every axis one point at a time (the parallel kernel as one 3-D
-    // scf.parallel); vector kernels step the contiguous axis `width_` points at a time in an
-    // inner sequential loop (parallel kernels share out the two outer axes).
-    const int outerAxes = width_ > 1 && plan_.loop == LoopStyle::Parallel ? 2 : 3;
-    if (width_ > 1)
-      prepareVectorSteps(indexConst(radius(2)), upper[2]);
     Value ivs[3];
-    mlir::Operation *outer = nullptr;
-    auto step = [&](int a) -> int64_t { return a == 2 ? static_cast<int64_t>(width_) : 1; };
-    if (plan_.loop == LoopStyle::Parallel) {
-      llvm::SmallVector<Value> lbs, ubs, steps;
-      for (int a = 0; a < outerAxes; ++a) {
-        lbs.push_back(indexConst(radius(a)));
-        ubs.push_back(upper[a]);
-        steps.push_back(indexConst(1));
-      }
-      auto par = b_.create<mlir::scf::ParallelOp>(loc_, lbs, ubs, steps);
-      outer = par;
-      b_.setInsertionPoint(par.getBody()->getTerminator());
-      for (int a = 0; a < outerAxes; ++a)
-        ivs[a] = par.getInductionVars()[static_cast<unsigned>(a)];
-    }
-    for (int a = plan_.loop == LoopStyle::Parallel ? outerAxes : 0; a < 3; ++a) {
-      mlir::Operation *loopOp;
-      if (plan_.loop == LoopStyle::Affine) {
-        auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - radius(a));
-        auto loop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(a)),
-                                                         ValueRange{extents[a]}, ubMap, step(a));
-        ivs[a] = loop.getInductionVar();
-        b_.setInsertionPoint(loop.getBody()->getTerminator());
-        loopOp = loop;
-      } else {
-        auto loop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(a)), upper[a], indexConst(step(a)));
-        ivs[a] = loop.getInductionVar();
-        b_.setInsertionPoint(loop.getBody()->getTerminator());
-        loopOp = loop;
-      }
-      if (!outer)
-        outer = loopOp;
-    }
-    if (width_ > 1)
-      ivs[2] = vectorStep(ivs[2]);
+    mlir::Operation *outer = tile_[0] > 0 ? emitTiledLoops(extents, ivs) : emitPlainLoops(extents, ivs);
     Value linear = b_.create<mlir::arith::AddIOp>(
         loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], sx),
                                              b_.create<mlir::arith::MulIOp>(loc_, ivs[1], nz)),
@@ -570,6 +700,9 @@ private:
       Value d = deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
       return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
     };
+    for (const auto &[arg, component] : prefetched)
+      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, ahead)},
+                                          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (const KernelStore &s : plan_.stores) {
       emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
       store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
@@ -583,6 +716,8 @@ private:
   mlir::Location loc_;
   const KernelPlan &plan_;
   unsigned width_ = 1;
+  std::array<int64_t, 2> tile_{0, 0};
+  bool prefetch_ = true;
   mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
   Value mask_, vectorUpper_, lastStart_, fits_;

@@ -184,6 +184,10 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
 
   EmitOptions emitOptions;
   emitOptions.fpContract = options.fpContract;
+  emitOptions.cacheBlocking = options.cacheBlocking;
+  emitOptions.tileY = options.tileY;
+  emitOptions.tileZ = options.tileZ;
+  emitOptions.prefetch = options.prefetch;
   emitOptions.vectorWidth = resolveVectorWidth(options, error);
   if (!emitOptions.vectorWidth)
     return false;

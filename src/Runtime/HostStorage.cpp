@@ -44,10 +44,14 @@ void UniformGridStorage::build(const std::vector<PlannedKernel> &kernels, std::v
     }
     kernels_.push_back(std::move(binding));
   }
-  size_t offset = 0;
+  // Buffers start 64-byte aligned (relative to the arena) at staggered offsets: with grid sizes
+  // of powers of two, unpadded buffers would put every field's value at a point in the same
+  // cache set.
+  size_t offset = 0, index = 0;
   for (StorageBuffer &b : buffers_) {
     b.offset = offset;
     offset += b.size;
+    offset = (offset + 7) / 8 * 8 + 8 * ((++index * 5) % 61);
   }
   arena_.assign(offset, 0.0);
 }

@@ -53,6 +53,14 @@ constexpr const char *kUsage =
     "                       (8 with AVX-512, 4 with AVX, otherwise 1)\n"
     "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add;\n"
     "                       off: every operation rounds separately\n"
+    "  --cache-blocking=<auto|off|YxZ>  stencil kernels sweep x inside tiles of Y x Z points\n"
+    "                       in (y, z); auto (default) sizes them so that the x-planes a tile\n"
+    "                       reads fit in 1 MiB; off: plain i, j, k loops\n"
+    "  --prefetch=<on|off>  on (default): stencil kernels prefetch the x-plane they reach next\n"
+    "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
+    "                       is one stencil per point, shared, with equal weights grouped; off:\n"
+    "                       every derivative is the plain stencil of its whole argument (the\n"
+    "                       first code generator, kept for comparisons)\n"
     "  --simplify=<on|off>  on (default): subexpressions that compute the same value are\n"
     "                       computed once (semantic value numbering); off: as scalarised\n"
     "  --help               show this help\n"
@@ -226,13 +234,39 @@ int main(int argc, char **argv) {
       if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
         return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
       compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
-    } else if (arg.rfind("--simplify", 0) == 0) {
-      if (arg.rfind("--simplify=", 0) != 0)
-        return usageError(arg == "--simplify" ? "'--simplify' expects =on or =off" : "unknown option '" + arg + "'");
-      value = arg.substr(std::strlen("--simplify="));
+    } else if (arg.rfind("--cache-blocking", 0) == 0) {
+      if (arg.rfind("--cache-blocking=", 0) != 0)
+        return usageError(arg == "--cache-blocking" ? "'--cache-blocking' expects =auto, =off or =YxZ"
+                                                    : "unknown option '" + arg + "'");
+      value = arg.substr(std::strlen("--cache-blocking="));
+      compile.cacheBlocking = value != "off";
+      compile.tileY = compile.tileZ = 0;
+      if (value != "auto" && value != "off") {
+        size_t x = value.find('x');
+        auto tileSize = [](const std::string &text, int64_t &out) {
+          if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
+            return false;
+          out = std::stoll(text);
+          return out >= 1 && out <= 4096;
+        };
+        if (x == std::string::npos || !tileSize(value.substr(0, x), compile.tileY) ||
+            !tileSize(value.substr(x + 1), compile.tileZ))
+          return usageError("invalid value '" + value + "' for '--cache-blocking' (expected auto, off or YxZ "
+                            "with tile sizes from 1 to 4096, e.g. 16x32)");
+      }
+    } else if (bool *flag = arg.rfind("--simplify", 0) == 0             ? &compile.codegen.simplify
+                            : arg.rfind("--prefetch", 0) == 0           ? &compile.prefetch
+                            : arg.rfind("--derivative-sharing", 0) == 0 ? &compile.codegen.derivativeSharing
+                                                                        : nullptr) {
+      const std::string name = arg.substr(0, arg.find('='));
+      if (name != "--simplify" && name != "--prefetch" && name != "--derivative-sharing")
+        return usageError("unknown option '" + arg + "'");
+      if (arg.find('=') == std::string::npos)
+        return usageError("'" + name + "' expects =on or =off");
+      value = arg.substr(arg.find('=') + 1);
       if (value != "on" && value != "off")
-        return usageError("invalid value '" + value + "' for '--simplify' (expected on or off)");
-      compile.codegen.simplify = value == "on";
+        return usageError("invalid value '" + value + "' for '" + name + "' (expected on or off)");
+      *flag = value == "on";
     } else if (arg.rfind("--fp-contract", 0) == 0) {
       if (arg == "--fp-contract") {
         if (!needValue(i, arg, value))

@@ -22,6 +22,11 @@ struct CompileOptions {
   unsigned vectorWidth = 0;
   /// Allow LLVM to fuse a * b + c into fused multiply-adds (`--fp-contract=on`, the default).
   bool fpContract = true;
+  /// Cache-blocked stencil loops (`--cache-blocking=auto`, the default; `off`; or `YxZ` tiles).
+  bool cacheBlocking = true;
+  int64_t tileY = 0, tileZ = 0;
+  /// Software prefetch of the next x-plane in stencil kernels (`--prefetch=on`, the default).
+  bool prefetch = true;
 };
 
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).

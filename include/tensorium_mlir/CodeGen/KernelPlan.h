@@ -82,6 +82,10 @@ struct CodeGenOptions {
   /// Merge nodes that compute the same function of the leaves (GraphSimplify.h); off keeps
   /// every expression as scalarised (`--simplify=off`).
   bool simplify = true;
+  /// Finite differences through per-field derivative leaves expanded once per kernel into
+  /// stencils with grouped weights. Off reproduces the first code generator for comparisons:
+  /// every d_i is the stencil of its whole argument, a plain weighted sum (`--derivative-sharing=off`).
+  bool derivativeSharing = true;
 };
 
 /// Builds every kernel the module lowers to. Reports located errors for constructs a kernel

@@ -18,6 +18,15 @@ struct EmitOptions {
   unsigned vectorWidth = 1;
   /// Marks floating-point arithmetic `contract` so that LLVM may fuse a * b + c into an FMA.
   bool fpContract = true;
+  /// Stencil kernels loop over tiles in (y, z) with an x-sweep inside each tile, sized so that
+  /// the x-planes one tile's stencils read fit in `blockingBudgetBytes` (a share of L2).
+  bool cacheBlocking = true;
+  size_t blockingBudgetBytes = size_t{1} << 20;
+  /// Stencil kernels prefetch, for every buffer component they read, the x-plane the
+  /// stencils reach at the next x step.
+  bool prefetch = true;
+  /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
+  int64_t tileY = 0, tileZ = 0;
 };
 
 /// Emits every kernel plus the module attributes (ABI version, simulation metadata, field
