@@ -488,19 +488,27 @@ private:
     tile_ = {std::clamp<int64_t>(rows - 2 * ry, 4, 4096), tz};
   }
 
+  /// Where a row of points along z starts and ends: the loops stop at j and a row function
+  /// is called with (i, j, kBegin, kEnd) when the kernel body lives in a shared row function.
+  struct RowBounds {
+    Value kBegin, kEnd;
+  };
+
   /// Interior loops i, j, k (k innermost, `width_` points per step), one point or vector per
-  /// iteration. Returns the outermost loop; the insertion point is inside the innermost one.
-  mlir::Operation *emitPlainLoops(const Value extents[3], Value ivs[3]) {
+  /// iteration; with `rows`, loops over i and j only. Returns the outermost loop; the
+  /// insertion point is inside the innermost one.
+  mlir::Operation *emitPlainLoops(const Value extents[3], Value ivs[3], RowBounds *rows) {
     auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
     Value upper[3];
     for (int a = 0; a < 3; ++a)
-      if (plan_.loop != LoopStyle::Affine || (width_ > 1 && a == 2))
+      if (plan_.loop != LoopStyle::Affine || ((width_ > 1 || rows) && a == 2))
         upper[a] = b_.create<mlir::arith::SubIOp>(loc_, extents[a], indexConst(radius(a)));
     // Scalar kernels loop over every axis one point at a time (the parallel kernel as one 3-D
     // scf.parallel); vector kernels step the contiguous axis `width_` points at a time in an
     // inner sequential loop (parallel kernels share out the two outer axes).
-    const int outerAxes = width_ > 1 && plan_.loop == LoopStyle::Parallel ? 2 : 3;
-    if (width_ > 1)
+    const int loopAxes = rows ? 2 : 3;
+    const int outerAxes = (width_ > 1 || rows) && plan_.loop == LoopStyle::Parallel ? 2 : 3;
+    if (width_ > 1 && !rows)
       prepareVectorSteps(indexConst(radius(2)), upper[2]);
     mlir::Operation *outer = nullptr;
     auto step = [&](int a) -> int64_t { return a == 2 ? static_cast<int64_t>(width_) : 1; };
@@ -517,7 +525,7 @@ private:
       for (int a = 0; a < outerAxes; ++a)
         ivs[a] = par.getInductionVars()[static_cast<unsigned>(a)];
     }
-    for (int a = plan_.loop == LoopStyle::Parallel ? outerAxes : 0; a < 3; ++a) {
+    for (int a = plan_.loop == LoopStyle::Parallel ? outerAxes : 0; a < loopAxes; ++a) {
       mlir::Operation *loopOp;
       if (plan_.loop == LoopStyle::Affine) {
         auto ubMap = mlir::AffineMap::get(0, 1, b_.getAffineSymbolExpr(0) - radius(a));
@@ -535,7 +543,9 @@ private:
       if (!outer)
         outer = loopOp;
     }
-    if (width_ > 1)
+    if (rows)
+      *rows = {indexConst(radius(2)), upper[2]};
+    else if (width_ > 1)
       ivs[2] = vectorStep(ivs[2]);
     return outer;
   }
@@ -543,8 +553,8 @@ private:
   /// Cache-blocked interior loops: tiles of tile_[0] x tile_[1] points in (y, z), and inside
   /// each tile a sweep along x, so that the 2r + 1 x-planes of a tile that the stencils read
   /// stay in cache from one x to the next instead of coming from memory 2r + 1 times. The
-  /// parallel kernel shares out the tiles.
-  mlir::Operation *emitTiledLoops(const Value extents[3], Value ivs[3]) {
+  /// parallel kernel shares out the tiles. With `rows`, the loops stop at j.
+  mlir::Operation *emitTiledLoops(const Value extents[3], Value ivs[3], RowBounds *rows) {
     auto radius = [&](int a) { return plan_.radius[static_cast<size_t>(a)]; };
     const int64_t ty = tile_[0], tz = tile_[1];
     Value upper[3];
@@ -567,9 +577,9 @@ private:
                                                         ValueRange{extents[2]}, interior(2), tz);
       b_.setInsertionPoint(kLoop.getBody()->getTerminator());
       kb = kLoop.getInductionVar();
-      if (width_ > 1)
+      if (width_ > 1 || rows)
         kEnd = b_.create<mlir::affine::AffineMinOp>(loc_, tileEnd(2, tz), ValueRange{kb, extents[2]});
-      if (width_ > 1)
+      if (width_ > 1 && !rows)
         prepareVectorSteps(kb, kEnd);
       auto iLoop = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{}, b_.getConstantAffineMap(radius(0)),
                                                         ValueRange{extents[0]}, interior(0), 1);
@@ -580,10 +590,12 @@ private:
                                                       tileEnd(1, ty), 1);
       b_.setInsertionPoint(jIn.getBody()->getTerminator());
       ivs[1] = jIn.getInductionVar();
-      auto kIn = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{kb}, identity, ValueRange{kb, extents[2]},
-                                                      tileEnd(2, tz), static_cast<int64_t>(width_));
-      b_.setInsertionPoint(kIn.getBody()->getTerminator());
-      ivs[2] = kIn.getInductionVar();
+      if (!rows) {
+        auto kIn = b_.create<mlir::affine::AffineForOp>(loc_, ValueRange{kb}, identity, ValueRange{kb, extents[2]},
+                                                        tileEnd(2, tz), static_cast<int64_t>(width_));
+        b_.setInsertionPoint(kIn.getBody()->getTerminator());
+        ivs[2] = kIn.getInductionVar();
+      }
     } else {
       if (plan_.loop == LoopStyle::Parallel) {
         auto par = b_.create<mlir::scf::ParallelOp>(loc_, llvm::SmallVector<Value>{indexConst(radius(1)), indexConst(radius(2))},
@@ -604,7 +616,7 @@ private:
       }
       jEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, jb, indexConst(ty)), upper[1]);
       kEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, kb, indexConst(tz)), upper[2]);
-      if (width_ > 1)
+      if (width_ > 1 && !rows)
         prepareVectorSteps(kb, kEnd);
       auto iLoop = b_.create<mlir::scf::ForOp>(loc_, indexConst(radius(0)), upper[0], indexConst(1));
       b_.setInsertionPoint(iLoop.getBody()->getTerminator());
@@ -612,21 +624,102 @@ private:
       auto jIn = b_.create<mlir::scf::ForOp>(loc_, jb, jEnd, indexConst(1));
       b_.setInsertionPoint(jIn.getBody()->getTerminator());
       ivs[1] = jIn.getInductionVar();
-      auto kIn = b_.create<mlir::scf::ForOp>(loc_, kb, kEnd, indexConst(width_));
-      b_.setInsertionPoint(kIn.getBody()->getTerminator());
-      ivs[2] = kIn.getInductionVar();
+      if (!rows) {
+        auto kIn = b_.create<mlir::scf::ForOp>(loc_, kb, kEnd, indexConst(width_));
+        b_.setInsertionPoint(kIn.getBody()->getTerminator());
+        ivs[2] = kIn.getInductionVar();
+      }
     }
-    if (width_ > 1)
+    if (rows)
+      *rows = {kb, kEnd};
+    else if (width_ > 1)
       ivs[2] = vectorStep(ivs[2]);
     return outer;
   }
 
-  /// Interior loops over a 3-D grid; every access is `component * N + linear + delta`.
+  /// Index arithmetic of the stencil reads: strides, the loop-invariant offset of every
+  /// (component, stencil shift) the kernel reads or writes, and the prefetched components.
+  struct Addressing {
+    Value sx, nz, total;
+    std::map<std::tuple<int, int, int, int>, Value> deltas;
+    std::set<std::pair<int, int>> prefetched;
+    std::array<int8_t, 3> ahead{0, 0, 0};
+  };
+
+  /// Builds the addressing (before the loops) and emits the loop invariants.
+  Addressing prepareAddressing(Value nx, Value ny, Value nz) {
+    Addressing a;
+    a.nz = nz;
+    a.sx = b_.create<mlir::arith::MulIOp>(loc_, ny, nz);
+    a.total = b_.create<mlir::arith::MulIOp>(loc_, nx, a.sx);
+    auto delta = [&](int component, const std::array<int8_t, 3> &off) {
+      auto key = std::make_tuple(component, off[0], off[1], off[2]);
+      if (a.deltas.count(key))
+        return;
+      Value d;
+      auto accumulate = [&](Value term) {
+        d = d ? b_.create<mlir::arith::AddIOp>(loc_, d, term).getResult() : term;
+      };
+      if (component)
+        accumulate(b_.create<mlir::arith::MulIOp>(loc_, indexConst(component), a.total));
+      auto scaled = [&](int8_t k, Value stride) -> Value {
+        return k == 1 ? stride : b_.create<mlir::arith::MulIOp>(loc_, indexConst(k), stride).getResult();
+      };
+      if (off[0])
+        accumulate(scaled(off[0], a.sx));
+      if (off[1])
+        accumulate(scaled(off[1], nz));
+      if (off[2])
+        accumulate(indexConst(off[2]));
+      a.deltas[key] = d;
+    };
+    for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
+      const Node &n = plan_.graph.node(id);
+      if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+        delta(n.leaf.b, n.leaf.offset);
+    }
+    for (const KernelStore &s : plan_.stores)
+      delta(s.component, {0, 0, 0});
+    // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
+    // read dozens of components at several planes and rows each, more streams than hardware
+    // prefetchers follow, so without it every new line waits for memory.
+    a.ahead = {static_cast<int8_t>(plan_.radius[0] + 1), 0, 0};
+    if (prefetch_) {
+      for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
+        const Node &n = plan_.graph.node(id);
+        if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+          a.prefetched.insert({n.leaf.a, n.leaf.b});
+      }
+      for (const auto &[arg, component] : a.prefetched)
+        delta(component, a.ahead);
+    }
+    emitLoopInvariants();
+    return a;
+  }
+
+  /// The point (or vector of points) at ivs: prefetches, then each output computed and stored.
+  void emitPoint(const Addressing &a, const std::map<int, Value> &readFrom, const Value ivs[3]) {
+    Value linear = b_.create<mlir::arith::AddIOp>(
+        loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], a.sx),
+                                             b_.create<mlir::arith::MulIOp>(loc_, ivs[1], a.nz)),
+        ivs[2]);
+    auto address = [&](int component, const std::array<int8_t, 3> &off) -> Value {
+      Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
+      return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
+    };
+    for (const auto &[arg, component] : a.prefetched)
+      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, a.ahead)},
+                                          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    for (const KernelStore &s : plan_.stores) {
+      emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
+      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
+    }
+  }
+
+  /// Interior loops over a 3-D grid; every access is `component * N + linear + delta`. With a
+  /// shared row function the loops stop at j and call it for each row of the tile.
   void emitStencilLoop() {
     Value nx = args_[0], ny = args_[1], nz = args_[2];
-    Value sx = b_.create<mlir::arith::MulIOp>(loc_, ny, nz);
-    Value total = b_.create<mlir::arith::MulIOp>(loc_, nx, sx);
-
     // Snapshot outputs that are also read, once, before the loop.
     std::map<int, Value> readFrom;
     for (size_t i = 0; i < args_.size(); ++i)
@@ -640,84 +733,97 @@ private:
       readFrom[a] = copy;
       snapshots.push_back(copy);
     }
-
-    // Loop-invariant deltas, hoisted into the entry block.
-    std::map<std::tuple<int, int, int, int>, Value> deltas;
-    auto delta = [&](int component, const std::array<int8_t, 3> &off) -> Value {
-      auto key = std::make_tuple(component, off[0], off[1], off[2]);
-      auto it = deltas.find(key);
-      if (it != deltas.end())
-        return it->second;
-      Value d;
-      auto accumulate = [&](Value term) {
-        d = d ? b_.create<mlir::arith::AddIOp>(loc_, d, term).getResult() : term;
-      };
-      if (component)
-        accumulate(b_.create<mlir::arith::MulIOp>(loc_, indexConst(component), total));
-      auto scaled = [&](int8_t k, Value stride) -> Value {
-        return k == 1 ? stride : b_.create<mlir::arith::MulIOp>(loc_, indexConst(k), stride).getResult();
-      };
-      if (off[0])
-        accumulate(scaled(off[0], sx));
-      if (off[1])
-        accumulate(scaled(off[1], nz));
-      if (off[2])
-        accumulate(indexConst(off[2]));
-      deltas[key] = d;
-      return d;
-    };
-    for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
-      const Node &n = plan_.graph.node(id);
-      if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
-        delta(n.leaf.b, n.leaf.offset);
-    }
-    for (const KernelStore &s : plan_.stores)
-      delta(s.component, {0, 0, 0});
-    // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
-    // read dozens of components at several planes and rows each, more streams than hardware
-    // prefetchers follow, so without it every new line waits for memory.
-    const std::array<int8_t, 3> ahead{static_cast<int8_t>(plan_.radius[0] + 1), 0, 0};
-    std::set<std::pair<int, int>> prefetched;
-    if (prefetch_) {
-      for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
-        const Node &n = plan_.graph.node(id);
-        if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
-          prefetched.insert({n.leaf.a, n.leaf.b});
-      }
-      for (const auto &[arg, component] : prefetched)
-        delta(component, ahead);
-    }
-    emitLoopInvariants();
-
     const Value extents[3] = {nx, ny, nz};
     Value ivs[3];
-    mlir::Operation *outer = tile_[0] > 0 ? emitTiledLoops(extents, ivs) : emitPlainLoops(extents, ivs);
-    Value linear = b_.create<mlir::arith::AddIOp>(
-        loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], sx),
-                                             b_.create<mlir::arith::MulIOp>(loc_, ivs[1], nz)),
-        ivs[2]);
-    auto address = [&](int component, const std::array<int8_t, 3> &off) -> Value {
-      Value d = deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
-      return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
-    };
-    for (const auto &[arg, component] : prefetched)
-      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, ahead)},
-                                          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
-    for (const KernelStore &s : plan_.stores) {
-      emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
-      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
+    mlir::Operation *outer;
+    if (!rowFunction_.empty()) {
+      RowBounds rows;
+      outer = tile_[0] > 0 ? emitTiledLoops(extents, ivs, &rows) : emitPlainLoops(extents, ivs, &rows);
+      llvm::SmallVector<Value> operands(args_.begin(), args_.end());
+      operands.append(snapshots.begin(), snapshots.end());
+      operands.append({ivs[0], ivs[1], rows.kBegin, rows.kEnd});
+      b_.create<mlir::func::CallOp>(loc_, rowFunction_, mlir::TypeRange{}, operands);
+    } else {
+      Addressing addressing = prepareAddressing(nx, ny, nz);
+      outer = tile_[0] > 0 ? emitTiledLoops(extents, ivs, nullptr) : emitPlainLoops(extents, ivs, nullptr);
+      emitPoint(addressing, readFrom, ivs);
     }
     b_.setInsertionPointAfter(outer);
     for (Value s : snapshots)
       b_.create<mlir::memref::DeallocOp>(loc_, s);
   }
 
+public:
+  /// Kernels whose bodies are this large share one body between their scf, affine and
+  /// parallel variants: a private row function over (i, j, kBegin..kEnd), compiled once.
+  static constexpr size_t kSharedBodyNodes = 2000;
+
+  static bool wantsRowFunction(const KernelPlan &plan) {
+    if (plan.family != KernelFamily::RhsGrid && plan.family != KernelFamily::ResidualGrid)
+      return false;
+    std::vector<NodeId> roots;
+    for (const KernelStore &s : plan.stores)
+      roots.push_back(s.value);
+    return plan.graph.topologicalOrder(roots).size() > kSharedBodyNodes;
+  }
+
+  /// The variants call `name` instead of holding the body themselves.
+  void useRowFunction(std::string name) { rowFunction_ = std::move(name); }
+
+  /// The shared row function: (kernel arguments..., snapshot copies..., i, j, kBegin, kEnd)
+  /// computes the points (i, j, kBegin..kEnd - 1), `width_` at a time.
+  void emitRowFunction(mlir::ModuleOp module, const std::string &name) {
+    llvm::SmallVector<mlir::Type> inputs;
+    auto f64 = b_.getF64Type();
+    auto dynamic = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, f64);
+    for (const KernelArg &a : plan_.args)
+      inputs.push_back(a.type == ArgType::Index ? mlir::Type(b_.getIndexType())
+                       : a.type == ArgType::F64 ? mlir::Type(f64)
+                       : a.type == ArgType::Buffer ? mlir::Type(dynamic)
+                                                   : mlir::Type(mlir::MemRefType::get({a.fixedSize}, f64)));
+    for (size_t i = 0; i < plan_.snapshotArgs.size(); ++i)
+      inputs.push_back(dynamic);
+    for (int i = 0; i < 4; ++i)
+      inputs.push_back(b_.getIndexType());
+    b_.setInsertionPointToEnd(module.getBody());
+    auto func = b_.create<mlir::func::FuncOp>(loc_, name, b_.getFunctionType(inputs, {}));
+    func.setPrivate();
+    func->setAttr("llvm.linkage", mlir::LLVM::LinkageAttr::get(b_.getContext(), mlir::LLVM::Linkage::Internal));
+    func->setAttr("passthrough", b_.getArrayAttr({b_.getStringAttr("noinline")}));
+    mlir::Block *entry = func.addEntryBlock();
+    entry_ = entry;
+    b_.setInsertionPointToStart(entry);
+    for (size_t i = 0; i < plan_.args.size(); ++i)
+      args_.push_back(entry->getArgument(static_cast<unsigned>(i)));
+    computeVarying();
+    visited_.assign(plan_.graph.size(), 0);
+    std::map<int, Value> readFrom;
+    for (size_t i = 0; i < args_.size(); ++i)
+      readFrom[static_cast<int>(i)] = args_[i];
+    for (size_t s = 0; s < plan_.snapshotArgs.size(); ++s)
+      readFrom[plan_.snapshotArgs[s]] = entry->getArgument(static_cast<unsigned>(plan_.args.size() + s));
+    const unsigned first = static_cast<unsigned>(plan_.args.size() + plan_.snapshotArgs.size());
+    Value i = entry->getArgument(first), j = entry->getArgument(first + 1);
+    Value kBegin = entry->getArgument(first + 2), kEnd = entry->getArgument(first + 3);
+    Addressing addressing = prepareAddressing(args_[0], args_[1], args_[2]);
+    if (width_ > 1)
+      prepareVectorSteps(kBegin, kEnd);
+    auto loop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, indexConst(width_));
+    b_.setInsertionPoint(loop.getBody()->getTerminator());
+    Value ivs[3] = {i, j, width_ > 1 ? vectorStep(loop.getInductionVar()) : loop.getInductionVar()};
+    emitPoint(addressing, readFrom, ivs);
+    b_.setInsertionPointAfter(loop);
+    b_.create<mlir::func::ReturnOp>(loc_);
+  }
+
+private:
   mlir::OpBuilder &b_;
   mlir::Location loc_;
   const KernelPlan &plan_;
   unsigned width_ = 1;
   std::array<int64_t, 2> tile_{0, 0};
   bool prefetch_ = true;
+  std::string rowFunction_;
   mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
   Value mask_, vectorUpper_, lastStart_, fits_;
@@ -766,8 +872,21 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrVersion), builder.getI64IntegerAttr(abi::kABIVersion));
   (*module)->setAttr(sv(abi::kAttrModuleSimulation), builder.getDictionaryAttr(simAttrs));
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
-  for (const KernelPlan &plan : kernels)
-    KernelEmitter(builder, mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc), plan, options).emit(*module);
+  // Large stencil kernels share one body (a private row function) between their variants; the
+  // variants of one family are planned from one graph, so the first one's body serves all.
+  std::map<KernelFamily, std::string> rowFunctions;
+  for (const KernelPlan &plan : kernels) {
+    mlir::Location kernelLoc = mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc);
+    KernelEmitter emitter(builder, kernelLoc, plan, options);
+    if (KernelEmitter::wantsRowFunction(plan)) {
+      auto [it, first] = rowFunctions.try_emplace(
+          plan.family, plan.family == KernelFamily::RhsGrid ? "__tensorium_rhs_grid_row" : "__tensorium_residual_grid_row");
+      if (first)
+        KernelEmitter(builder, kernelLoc, plan, options).emitRowFunction(*module, it->second);
+      emitter.useRowFunction(it->second);
+    }
+    emitter.emit(*module);
+  }
   return module;
 }
 

@@ -13,6 +13,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -34,6 +35,9 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <functional>
+#include <map>
+
 namespace tensorium_mlir::codegen {
 
 namespace {
@@ -45,16 +49,40 @@ std::string printOp(mlir::Operation *op) {
   return text;
 }
 
+/// The OpenMP conversion wraps each parallel body in a memref.alloca_scope, which must stay one
+/// block; kernels allocate nothing there, so the scope is dissolved into its parent before the
+/// inner (vector) loops become branches. (The canonicalizer does this too, but its cost grows
+/// faster than linearly with the size of a kernel body.)
+void inlineAllocaScopes(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::memref::AllocaScopeOp> scopes;
+  module.walk([&](mlir::memref::AllocaScopeOp scope) {
+    bool allocates = false;
+    scope.walk([&](mlir::memref::AllocaOp) { allocates = true; });
+    if (!allocates && scope.getBodyRegion().hasOneBlock())
+      scopes.push_back(scope);
+  });
+  for (mlir::memref::AllocaScopeOp scope : scopes) {
+    mlir::Block &body = scope.getBodyRegion().front();
+    mlir::Operation *terminator = body.getTerminator();
+    scope->getBlock()->getOperations().splice(scope->getIterator(), body.getOperations(), body.begin(),
+                                              terminator->getIterator());
+    scope->replaceAllUsesWith(terminator->getOperands());
+    scope->erase();
+  }
+}
+
 bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
+  // No canonicalisation or CSE here: the emitter's graph is already hash-consed and folded, and
+  // those passes cost time superlinear in the size of a kernel body; LLVM cleans up the rest.
+  mlir::PassManager loops(module.getContext());
+  loops.addPass(mlir::createLowerAffinePass());
+  loops.addPass(mlir::createConvertSCFToOpenMPPass());
+  if (mlir::failed(loops.run(module))) {
+    error = "lowering the kernel loops failed";
+    return false;
+  }
+  inlineAllocaScopes(module);
   mlir::PassManager pm(module.getContext());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::createLowerAffinePass());
-  pm.addPass(mlir::createConvertSCFToOpenMPPass());
-  // The OpenMP conversion wraps each parallel body in a memref.alloca_scope, which must stay a
-  // single block; kernels allocate nothing there, so canonicalisation inlines the scope before
-  // the inner (vector) loops become branches.
-  pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createConvertSCFToCFPass());
   pm.addPass(mlir::createConvertVectorToLLVMPass());
   pm.addPass(mlir::createConvertMathToLLVMPass());
@@ -127,42 +155,82 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
   mpm.run(module, mam);
 }
 
+struct OperationCounts {
+  uint64_t fadd = 0, fsub = 0, fmul = 0, fdiv = 0, fneg = 0, fma = 0, sqrt = 0, calls = 0;
+  void operator+=(const OperationCounts &o) {
+    fadd += o.fadd, fsub += o.fsub, fmul += o.fmul, fdiv += o.fdiv, fneg += o.fneg, fma += o.fma, sqrt += o.sqrt,
+        calls += o.calls;
+  }
+};
+
+/// Floating-point operations of `f` itself, and the module-local functions it calls.
+OperationCounts ownOperations(const llvm::Function &f, std::vector<const llvm::Function *> &localCallees) {
+  OperationCounts c;
+  for (const llvm::BasicBlock &block : f)
+    for (const llvm::Instruction &inst : block) {
+      switch (inst.getOpcode()) {
+      case llvm::Instruction::FAdd: ++c.fadd; break;
+      case llvm::Instruction::FSub: ++c.fsub; break;
+      case llvm::Instruction::FMul: ++c.fmul; break;
+      case llvm::Instruction::FDiv: ++c.fdiv; break;
+      case llvm::Instruction::FNeg: ++c.fneg; break;
+      case llvm::Instruction::Call: {
+        const auto &call = llvm::cast<llvm::CallInst>(inst);
+        // An outlined OpenMP body is passed to the runtime's fork call, not called directly.
+        for (const llvm::Value *operand : call.args())
+          if (const auto *outlined = llvm::dyn_cast<llvm::Function>(operand->stripPointerCasts()))
+            if (!outlined->isDeclaration() && outlined->hasLocalLinkage())
+              localCallees.push_back(outlined);
+        const llvm::Function *callee = call.getCalledFunction();
+        if (callee && !callee->isDeclaration() && callee->hasLocalLinkage()) {
+          localCallees.push_back(callee);
+          break;
+        }
+        if (!callee || !call.getType()->isFPOrFPVectorTy())
+          break;
+        switch (callee->getIntrinsicID()) {
+        case llvm::Intrinsic::fma:
+        case llvm::Intrinsic::fmuladd: ++c.fma; break;
+        case llvm::Intrinsic::sqrt: ++c.sqrt; break;
+        case llvm::Intrinsic::masked_load:
+        case llvm::Intrinsic::masked_gather: break; // memory, not arithmetic
+        default: ++c.calls; break;
+        }
+        break;
+      }
+      default: break;
+      }
+    }
+  return c;
+}
+
+/// Per function: its own operations plus those of the module-local functions it calls
+/// (outlined OpenMP bodies, the shared row function of large kernels), each counted once,
+/// so that a kernel's line is its cost per grid point.
 std::string countOperations(const llvm::Module &module) {
+  std::map<const llvm::Function *, OperationCounts> totals;
+  std::function<OperationCounts(const llvm::Function &)> total = [&](const llvm::Function &f) {
+    if (auto it = totals.find(&f); it != totals.end())
+      return it->second;
+    totals[&f] = {}; // guards against recursion, which kernels never have
+    std::vector<const llvm::Function *> callees;
+    OperationCounts c = ownOperations(f, callees);
+    std::sort(callees.begin(), callees.end());
+    callees.erase(std::unique(callees.begin(), callees.end()), callees.end());
+    for (const llvm::Function *callee : callees)
+      c += total(*callee);
+    totals[&f] = c;
+    return c;
+  };
   std::string text;
   llvm::raw_string_ostream os(text);
   for (const llvm::Function &f : module) {
     if (f.isDeclaration())
       continue;
-    uint64_t fadd = 0, fsub = 0, fmul = 0, fdiv = 0, fneg = 0, fma = 0, sqrt = 0, calls = 0;
-    for (const llvm::BasicBlock &block : f)
-      for (const llvm::Instruction &inst : block) {
-        switch (inst.getOpcode()) {
-        case llvm::Instruction::FAdd: ++fadd; break;
-        case llvm::Instruction::FSub: ++fsub; break;
-        case llvm::Instruction::FMul: ++fmul; break;
-        case llvm::Instruction::FDiv: ++fdiv; break;
-        case llvm::Instruction::FNeg: ++fneg; break;
-        case llvm::Instruction::Call: {
-          const auto &call = llvm::cast<llvm::CallInst>(inst);
-          const llvm::Function *callee = call.getCalledFunction();
-          if (!callee || !call.getType()->isFPOrFPVectorTy())
-            break;
-          switch (callee->getIntrinsicID()) {
-          case llvm::Intrinsic::fma:
-          case llvm::Intrinsic::fmuladd: ++fma; break;
-          case llvm::Intrinsic::sqrt: ++sqrt; break;
-          case llvm::Intrinsic::masked_load:
-          case llvm::Intrinsic::masked_gather: break; // memory, not arithmetic
-          default: ++calls; break;
-          }
-          break;
-        }
-        default: break;
-        }
-      }
-    os << f.getName() << " fadd=" << fadd << " fsub=" << fsub << " fmul=" << fmul << " fdiv=" << fdiv
-       << " fneg=" << fneg << " fma=" << fma << " sqrt=" << sqrt << " calls=" << calls
-       << " flops=" << fadd + fsub + fmul + fdiv + sqrt + 2 * fma << '\n';
+    const OperationCounts c = total(f);
+    os << f.getName() << " fadd=" << c.fadd << " fsub=" << c.fsub << " fmul=" << c.fmul << " fdiv=" << c.fdiv
+       << " fneg=" << c.fneg << " fma=" << c.fma << " sqrt=" << c.sqrt << " calls=" << c.calls
+       << " flops=" << c.fadd + c.fsub + c.fmul + c.fdiv + c.sqrt + 2 * c.fma << '\n';
   }
   return text;
 }
