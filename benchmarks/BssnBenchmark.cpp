@@ -1,9 +1,11 @@
 // BSSN right-hand-side throughput (fixtures/gr/bssn_evolution_3d.tn, 4th-order differences,
-// Kreiss-Oliger dissipation on, runtime parameters) of the default kernels (SIMD across grid
-// points, fused multiply-adds) and of the scalar path (--vector-width 1 --fp-contract=off),
-// measured side by side in one interleaved run; the OpenMP speed-up from 1 to 2 threads; flops
-// per point counted in each module's optimised LLVM IR; the fraction of this machine's measured
-// peak double-precision rate and of a STREAM-triad bandwidth bound. Prints a table.
+// Kreiss-Oliger dissipation on, runtime parameters), three code paths side by side in one
+// interleaved run: the default kernels (SIMD across grid points, fused multiply-adds, cache
+// blocking, prefetch), the scalar path (--vector-width 1 --fp-contract=off) and the first code
+// generator's kernel (the fixture with Atilde not declared symmetric, --derivative-sharing=off
+// --simplify=off, scalar, no blocking or prefetch). Also: the OpenMP speed-up from 1 to 2
+// threads; flops per point counted in each module's optimised LLVM IR; the fraction of this
+// machine's measured peak double-precision rate and of a STREAM-triad bandwidth bound.
 //
 //   build/bin/TensoriumBssnBenchmark [n ...]        (default: 64 128)
 #include "tensorium_mlir/CodeGen/Compiler.h"
@@ -127,8 +129,8 @@ std::string readFile(const std::string &path) {
   return ss.str();
 }
 
-/// Flops per point of `symbol`'s loop body (the outlined OpenMP body for parallel kernels),
-/// counted in the optimised LLVM IR the build-time flags produce.
+/// Flops per point of `function` (its own body and the local functions it calls: outlined
+/// OpenMP bodies, shared row functions), counted in the optimised LLVM IR.
 double flopsPerPoint(const std::string &counts, const std::string &function) {
   std::istringstream lines(counts);
   for (std::string line; std::getline(lines, line);)
@@ -140,8 +142,10 @@ double flopsPerPoint(const std::string &counts, const std::string &function) {
 struct KernelModule {
   const char *label = "";
   const char *file = "";
+  std::string fixture;
   unsigned vectorWidth = 0;
   bool fpContract = true;
+  bool firstGenerator = false; // --derivative-sharing=off --simplify=off, plain loops
   void *handle = nullptr;
   std::span<const tensorium_host_kernel_adapter> adapters;
   const tensorium_module_tables *tables = nullptr;
@@ -157,18 +161,16 @@ int main(int argc, char **argv) {
   if (sizes.empty())
     sizes = {64, 128};
 
-  // The modules tensorium_add_kernel built from the fixture (benchmarks/CMakeLists.txt).
-  KernelModule modules[2];
-  modules[0].label = "simd+fma", modules[0].file = "libbench_bssn.so", modules[0].vectorWidth = 0, modules[0].fpContract = true;
-  modules[1].label = "scalar", modules[1].file = "libbench_bssn_scalar.so", modules[1].vectorWidth = 1, modules[1].fpContract = false;
+  // The modules tensorium_add_kernel built (benchmarks/CMakeLists.txt), with the options that
+  // built them, so that their operations can be counted here.
+  KernelModule modules[3];
   const std::string fixture = std::string(TENSORIUM_SOURCE_DIR) + "/fixtures/gr/bssn_evolution_3d.tn";
-  frontend::SourceManager sources(fixture, readFile(fixture));
-  frontend::DiagnosticEngine diags(sources, nullptr);
-  frontend::Module program;
-  if (!frontend::parseAndAnalyze(sources, diags, program)) {
-    std::fprintf(stderr, "cannot analyse %s\n", fixture.c_str());
-    return 1;
-  }
+  modules[0].label = "simd+fma", modules[0].file = "libbench_bssn.so", modules[0].fixture = fixture;
+  modules[1].label = "scalar", modules[1].file = "libbench_bssn_scalar.so", modules[1].fixture = fixture;
+  modules[1].vectorWidth = 1, modules[1].fpContract = false;
+  modules[2].label = "first", modules[2].file = "libbench_bssn_first.so";
+  modules[2].fixture = std::string(TENSORIUM_BENCH_KERNEL_DIR) + "/bssn_first_generator.tn";
+  modules[2].vectorWidth = 1, modules[2].fpContract = false, modules[2].firstGenerator = true;
   for (KernelModule &m : modules) {
     const std::string path = std::string(TENSORIUM_BENCH_KERNEL_DIR) + "/" + m.file;
     m.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -179,10 +181,21 @@ int main(int argc, char **argv) {
     auto get = reinterpret_cast<tensorium_get_module_tables_fn>(dlsym(m.handle, "tensorium_get_module_tables"));
     m.tables = get();
     m.adapters = {m.tables->adapters, static_cast<size_t>(m.tables->adapter_count)};
+    frontend::SourceManager sources(m.fixture, readFile(m.fixture));
+    frontend::DiagnosticEngine diags(sources, nullptr);
+    frontend::Module program;
+    if (!frontend::parseAndAnalyze(sources, diags, program)) {
+      std::fprintf(stderr, "cannot analyse %s\n", m.fixture.c_str());
+      return 1;
+    }
     codegen::CompileOptions options;
     options.codegen.kernels = static_cast<unsigned>(codegen::KernelSelection::Rhs);
     options.vectorWidth = m.vectorWidth;
     options.fpContract = m.fpContract;
+    if (m.firstGenerator) {
+      options.codegen.derivativeSharing = options.codegen.simplify = false;
+      options.cacheBlocking = options.prefetch = false;
+    }
     std::string error;
     if (!codegen::compileModule(program, options, codegen::OutputKind::OpCounts, diags, m.opCounts, error)) {
       std::fprintf(stderr, "cannot count operations: %s\n", error.c_str());
@@ -206,17 +219,20 @@ int main(int argc, char **argv) {
               peak2.flops / 1e9);
   std::printf("BSSN RHS, 4th-order differences, KO dissipation, runtime parameters; %g bytes per point "
               "compulsory\n", bytesPerPoint);
-  std::printf("%5s %-9s %-9s %7s %5s %9s %10s %11s %8s %8s %9s %9s %9s\n", "n", "path", "kernel", "threads", "width",
-              "flops/pt", "best ms", "points/s", "GFLOP/s", "of peak", "of bound", "vs scalar", "2 threads");
+  std::printf("%5s %-9s %-9s %7s %5s %9s %10s %11s %8s %8s %9s %9s %9s %9s\n", "n", "path", "kernel", "threads",
+              "width", "flops/pt", "best ms", "points/s", "GFLOP/s", "of peak", "of bound", "vs scalar", "vs first",
+              "2 threads");
 
   struct Run {
     int module;
     const char *symbol;
     int threads;
   };
-  const std::vector<Run> runs = {{0, "tensorium_rhs_grid_scf", 1},      {0, "tensorium_rhs_grid_parallel", 1},
-                                 {0, "tensorium_rhs_grid_parallel", 2}, {1, "tensorium_rhs_grid_scf", 1},
-                                 {1, "tensorium_rhs_grid_parallel", 1}, {1, "tensorium_rhs_grid_parallel", 2}};
+  std::vector<Run> runs;
+  for (int m = 0; m < 3; ++m)
+    for (const Run &r : {Run{m, "tensorium_rhs_grid_scf", 1}, Run{m, "tensorium_rhs_grid_parallel", 1},
+                         Run{m, "tensorium_rhs_grid_parallel", 2}})
+      runs.push_back(r);
   for (int n : sizes) {
     runtime::GeneratedHostStorage storage(tables, {n, n, n});
     // A smooth, non-trivial state: conformal metric near delta, chi and alpha near 1.
@@ -255,22 +271,26 @@ int main(int argc, char **argv) {
       const Run &r = runs[c];
       const KernelModule &m = modules[r.module];
       const bool parallel = std::string(r.symbol).find("parallel") != std::string::npos;
-      const double flops = flopsPerPoint(m.opCounts, parallel ? std::string(r.symbol) + "..omp_par" : r.symbol);
+      const double flops = flopsPerPoint(m.opCounts, r.symbol);
       const double gflops = flops * rate[c] / 1e9;
       const double peak = r.threads == 1 ? peak1.flops : peak2.flops;
       const double bound = (r.threads == 1 ? triad1 : triad2) / bytesPerPoint;
-      char vsScalar[32] = "", speedup[32] = "", ofPeak[32] = "-";
-      for (size_t s = 0; s < runs.size(); ++s)
-        if (r.module == 0 && runs[s].module == 1 && std::string(runs[s].symbol) == r.symbol &&
-            runs[s].threads == r.threads)
+      char vsScalar[32] = "", vsFirst[32] = "", speedup[32] = "", ofPeak[32] = "-";
+      for (size_t s = 0; s < runs.size(); ++s) {
+        if (std::string(runs[s].symbol) != r.symbol || runs[s].threads != r.threads)
+          continue;
+        if (r.module == 0 && runs[s].module == 1)
           std::snprintf(vsScalar, sizeof vsScalar, "%.2fx", rate[c] / rate[s]);
+        if (r.module != 2 && runs[s].module == 2)
+          std::snprintf(vsFirst, sizeof vsFirst, "%.2fx", rate[c] / rate[s]);
+      }
       if (parallel && r.threads == 2)
         std::snprintf(speedup, sizeof speedup, "%.2fx", rate[c] / rate[c - 1]);
       if (peak > 0)
         std::snprintf(ofPeak, sizeof ofPeak, "%.1f%%", 100 * gflops * 1e9 / peak);
-      std::printf("%5d %-9s %-9s %7d %5u %9.0f %10.1f %11.3e %8.2f %8s %8.1f%% %9s %9s\n", n, m.label,
+      std::printf("%5d %-9s %-9s %7d %5u %9.0f %10.1f %11.3e %8.2f %8s %8.1f%% %9s %9s %9s\n", n, m.label,
                   r.symbol + 19, r.threads, m.vectorWidth, flops, *std::min_element(times[c].begin(), times[c].end()) * 1e3,
-                  rate[c], gflops, ofPeak, 100 * rate[c] / bound, vsScalar, speedup);
+                  rate[c], gflops, ofPeak, 100 * rate[c] / bound, vsScalar, vsFirst, speedup);
       std::fflush(stdout);
     }
   }

@@ -156,10 +156,10 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned level) {
 }
 
 struct OperationCounts {
-  uint64_t fadd = 0, fsub = 0, fmul = 0, fdiv = 0, fneg = 0, fma = 0, sqrt = 0, calls = 0;
+  uint64_t fadd = 0, fsub = 0, fmul = 0, fdiv = 0, fneg = 0, fma = 0, sqrt = 0, calls = 0, instructions = 0;
   void operator+=(const OperationCounts &o) {
     fadd += o.fadd, fsub += o.fsub, fmul += o.fmul, fdiv += o.fdiv, fneg += o.fneg, fma += o.fma, sqrt += o.sqrt,
-        calls += o.calls;
+        calls += o.calls, instructions += o.instructions;
   }
 };
 
@@ -168,6 +168,7 @@ OperationCounts ownOperations(const llvm::Function &f, std::vector<const llvm::F
   OperationCounts c;
   for (const llvm::BasicBlock &block : f)
     for (const llvm::Instruction &inst : block) {
+      ++c.instructions;
       switch (inst.getOpcode()) {
       case llvm::Instruction::FAdd: ++c.fadd; break;
       case llvm::Instruction::FSub: ++c.fsub; break;
@@ -230,7 +231,7 @@ std::string countOperations(const llvm::Module &module) {
     const OperationCounts c = total(f);
     os << f.getName() << " fadd=" << c.fadd << " fsub=" << c.fsub << " fmul=" << c.fmul << " fdiv=" << c.fdiv
        << " fneg=" << c.fneg << " fma=" << c.fma << " sqrt=" << c.sqrt << " calls=" << c.calls
-       << " flops=" << c.fadd + c.fsub + c.fmul + c.fdiv + c.sqrt + 2 * c.fma << '\n';
+       << " instructions=" << c.instructions << " flops=" << c.fadd + c.fsub + c.fmul + c.fdiv + c.sqrt + 2 * c.fma << '\n';
   }
   return text;
 }

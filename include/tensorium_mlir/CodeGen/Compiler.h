@@ -9,7 +9,8 @@
 namespace tensorium_mlir::codegen {
 
 /// OpCounts: one line per function of the optimised LLVM IR with its floating-point operations
-/// (`name fadd=.. fsub=.. fmul=.. fdiv=.. fneg=.. fma=.. sqrt=.. calls=.. flops=..`, flops
+/// (`name fadd=.. fsub=.. fmul=.. fdiv=.. fneg=.. fma=.. sqrt=.. calls=.. instructions=..
+/// flops=..`, flops
 /// counting an FMA as 2 and a vector operation once: per grid point in grid kernels).
 enum class OutputKind { MLIR, LoweredMLIR, LLVMIR, Object, OpCounts };
 
