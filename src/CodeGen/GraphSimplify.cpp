@@ -148,21 +148,8 @@ ScalarGraph mergeEquivalentNodes(const ScalarGraph &graph, std::vector<NodeId> &
   const std::vector<NodeId> order = graph.topologicalOrder(roots);
   size_t merged = 0;
   for (NodeId id : order) {
-    Node n = graph.node(id);
-    NodeId built;
-    auto L = [&] { return map.at(n.lhs); };
-    auto R = [&] { return map.at(n.rhs); };
-    switch (n.op) {
-    case NodeOp::Const: built = out.constant(n.value); break;
-    case NodeOp::Leaf: built = out.leaf(n.leaf); break;
-    case NodeOp::Add: built = out.add(L(), R()); break;
-    case NodeOp::Mul: built = out.mul(L(), R()); break;
-    case NodeOp::Div: built = out.div(L(), R()); break;
-    case NodeOp::Neg: built = out.neg(L()); break;
-    case NodeOp::Pow: built = out.pow(L(), n.num, n.den); break;
-    case NodeOp::PowGeneral: built = out.powGeneral(L(), R()); break;
-    default: built = out.unary(n.op, L()); break;
-    }
+    const Node &n = graph.node(id);
+    const NodeId built = out.rebuilt(n, n.lhs >= 0 ? map.at(n.lhs) : -1, n.rhs >= 0 ? map.at(n.rhs) : -1);
     const Value2 value = values.at(built);
     if (value == zero && out.node(built).op != NodeOp::Const) {
       map[id] = out.constant(0.0);

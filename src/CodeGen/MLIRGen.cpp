@@ -141,31 +141,22 @@ private:
     indexConsts_[v] = c;
     return c;
   }
-  Value f64Const(double v) {
+  Value f64Const(double v) { return cachedConstant(f64Consts_, v, b_.getF64FloatAttr(v)); }
+  /// One constant per value and type, created at the top of the entry block.
+  Value cachedConstant(std::map<uint64_t, Value> &cache, double v, mlir::TypedAttr attr) {
     uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
-    auto it = f64Consts_.find(bits);
-    if (it != f64Consts_.end())
+    auto it = cache.find(bits);
+    if (it != cache.end())
       return it->second;
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(entry_);
-    Value c = b_.create<mlir::arith::ConstantOp>(loc_, b_.getF64FloatAttr(v));
-    f64Consts_[bits] = c;
+    Value c = b_.create<mlir::arith::ConstantOp>(loc_, attr);
+    cache[bits] = c;
     return c;
   }
   mlir::VectorType vectorType() { return mlir::VectorType::get({static_cast<int64_t>(width_)}, b_.getF64Type()); }
-  Value splatConst(double v) {
-    uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    auto it = splatConsts_.find(bits);
-    if (it != splatConsts_.end())
-      return it->second;
-    mlir::OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(entry_);
-    Value c = b_.create<mlir::arith::ConstantOp>(loc_, mlir::DenseElementsAttr::get(vectorType(), v));
-    splatConsts_[bits] = c;
-    return c;
-  }
+  Value splatConst(double v) { return cachedConstant(splatConsts_, v, mlir::DenseElementsAttr::get(vectorType(), v)); }
   /// A constant of the type `like` has (f64 or the kernel's vector).
   Value constLike(Value like, double v) {
     return mlir::isa<mlir::VectorType>(like.getType()) ? splatConst(v) : f64Const(v);

@@ -187,6 +187,20 @@ NodeId ScalarGraph::powGeneral(NodeId a, NodeId b) {
   return intern(n);
 }
 
+NodeId ScalarGraph::rebuilt(const Node &shape, NodeId lhs, NodeId rhs) {
+  switch (shape.op) {
+  case NodeOp::Const: return constant(shape.value);
+  case NodeOp::Leaf: return leaf(shape.leaf);
+  case NodeOp::Add: return add(lhs, rhs);
+  case NodeOp::Mul: return mul(lhs, rhs);
+  case NodeOp::Div: return div(lhs, rhs);
+  case NodeOp::Neg: return neg(lhs);
+  case NodeOp::Pow: return pow(lhs, shape.num, shape.den);
+  case NodeOp::PowGeneral: return powGeneral(lhs, rhs);
+  default: return unary(shape.op, lhs);
+  }
+}
+
 NodeId ScalarGraph::rebuild(NodeId root, ScalarGraph &target,
                             const std::function<NodeId(const Leaf &, ScalarGraph &)> &mapLeaf,
                             std::unordered_map<NodeId, NodeId> &memo) const {
@@ -194,20 +208,9 @@ NodeId ScalarGraph::rebuild(NodeId root, ScalarGraph &target,
     if (memo.count(id))
       continue;
     Node n = node(id); // copy: `target` may be this graph and grow below
-    NodeId out;
-    auto L = [&] { return memo.at(n.lhs); };
-    auto R = [&] { return memo.at(n.rhs); };
-    switch (n.op) {
-    case NodeOp::Const: out = target.constant(n.value); break;
-    case NodeOp::Leaf: out = mapLeaf(n.leaf, target); break;
-    case NodeOp::Add: out = target.add(L(), R()); break;
-    case NodeOp::Mul: out = target.mul(L(), R()); break;
-    case NodeOp::Div: out = target.div(L(), R()); break;
-    case NodeOp::Neg: out = target.neg(L()); break;
-    case NodeOp::Pow: out = target.pow(L(), n.num, n.den); break;
-    case NodeOp::PowGeneral: out = target.powGeneral(L(), R()); break;
-    default: out = target.unary(n.op, L()); break;
-    }
+    const NodeId out = n.op == NodeOp::Leaf ? mapLeaf(n.leaf, target)
+                                            : target.rebuilt(n, n.lhs >= 0 ? memo.at(n.lhs) : -1,
+                                                             n.rhs >= 0 ? memo.at(n.rhs) : -1);
     memo[id] = out;
   }
   return memo.at(root);

@@ -69,6 +69,9 @@ public:
   NodeId pow(NodeId base, int64_t num, int64_t den);
   NodeId unary(NodeOp op, NodeId a);
   NodeId powGeneral(NodeId a, NodeId b);
+  /// A node of `shape`'s operation (and exponent or constant) over new operands, built through
+  /// the simplifying constructors above; leaves are returned as they are.
+  NodeId rebuilt(const Node &shape, NodeId lhs, NodeId rhs);
 
   bool isConstant(NodeId id, double v) const {
     const Node &n = node(id);
