@@ -23,7 +23,8 @@ HostModuleABI compileFixture(const std::string &relative) {
   frontend::Module module;
   HostModuleABI abi;
   EXPECT_TRUE(frontend::parseAndAnalyze(sources, diags, module));
-  EXPECT_TRUE(codegen::buildHostABI(module, codegen::CompileOptions{}, diags, abi));
+  const codegen::CompileOptions options;
+  EXPECT_TRUE(codegen::buildHostABI(module, options, diags, abi));
   return abi;
 }
 
