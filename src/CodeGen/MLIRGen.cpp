@@ -701,10 +701,40 @@ private:
     for (const auto &[arg, component] : a.prefetched)
       b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, a.ahead)},
                                           /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
-    for (const KernelStore &s : plan_.stores) {
+    for (size_t index : storeOrder()) {
+      const KernelStore &s = plan_.stores[index];
       emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
       store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
     }
+  }
+
+  /// The order in which outputs are computed: greedily, the output that needs the fewest nodes
+  /// not computed yet comes next, so that outputs sharing subexpressions are computed together
+  /// and shared values die sooner.
+  std::vector<size_t> storeOrder() const {
+    const ScalarGraph &g = plan_.graph;
+    std::vector<std::vector<NodeId>> needs;
+    for (const KernelStore &s : plan_.stores)
+      needs.push_back(g.topologicalOrder({s.value}));
+    std::vector<char> done(g.size(), 0), taken(plan_.stores.size(), 0);
+    std::vector<size_t> order;
+    for (size_t step = 0; step < plan_.stores.size(); ++step) {
+      size_t best = 0, bestCost = SIZE_MAX;
+      for (size_t i = 0; i < needs.size(); ++i) {
+        if (taken[i])
+          continue;
+        size_t cost = 0;
+        for (NodeId id : needs[i])
+          cost += !done[static_cast<size_t>(id)];
+        if (cost < bestCost)
+          best = i, bestCost = cost;
+      }
+      taken[best] = 1;
+      for (NodeId id : needs[best])
+        done[static_cast<size_t>(id)] = 1;
+      order.push_back(best);
+    }
+    return order;
   }
 
   /// Interior loops over a 3-D grid; every access is `component * N + linear + delta`. With a
