@@ -257,9 +257,11 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   emitOptions.tileY = options.tileY;
   emitOptions.tileZ = options.tileZ;
   emitOptions.prefetch = options.prefetch;
-  emitOptions.vectorWidth = resolveVectorWidth(options, error);
-  if (!emitOptions.vectorWidth)
+  // One target machine serves the vector-width choice and the LLVM pipeline below.
+  std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(options, error);
+  if (!tm)
     return false;
+  emitOptions.vectorWidth = options.vectorWidth ? options.vectorWidth : nativeVectorWidth(*tm);
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module, emitOptions);
   if (mlir::failed(mlir::verify(*mlirModule))) {
@@ -286,9 +288,6 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
     error = "translation to LLVM IR failed";
     return false;
   }
-  std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(options, error);
-  if (!tm)
-    return false;
   llvmModule->setDataLayout(tm->createDataLayout());
   llvmModule->setTargetTriple(tm->getTargetTriple().str());
   // The kernels' vectors are sized on purpose: keep them whole even where the CPU's tuning
