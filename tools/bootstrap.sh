@@ -8,6 +8,7 @@ packages=(
   libclang-rt-19-dev
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-matplotlib
+  libpetsc-real-dev libopenmpi-dev openmpi-bin libhdf5-openmpi-dev pkg-config
 )
 
 missing=()

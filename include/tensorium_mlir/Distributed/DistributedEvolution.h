@@ -1,0 +1,124 @@
+#pragma once
+// Method-of-lines evolution of a generated `rhs_grid` kernel on a DMDA-distributed grid with
+// PETSc TS. The state is one global vector holding every evolved field interlaced; the RHS
+// function is: ghost exchange (DMGlobalToLocal), copy of the rank's ghosted box into the
+// generated storage (SoA, component-major), physical ghost fill, an optional pre-RHS hook
+// (auxiliary fields), the generated kernel through its adapter, copy of the owned dX back, and
+// outgoing-radiation (Sommerfeld) conditions on the outer layers. No MLIR here.
+#include "tensorium_mlir/Distributed/DistributedGrid.h"
+#include "tensorium_mlir/Runtime/HostStorage.h"
+
+#include <petscts.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::distributed {
+
+/// An evolved field X (written as dX by the kernel), at `offset` among the `dof` interlaced
+/// values of each point.
+struct EvolvedField {
+  std::string name, rhs;
+  unsigned components = 1;
+  int offset = 0;
+};
+
+/// d_t u = -v (x^i / r) d_i u - v (u - u_inf) / r on the outer layers (r from the origin):
+/// asymptotic values per field component (default 0) and speeds per field (default 1).
+struct RadiativeCondition {
+  std::map<std::string, std::vector<double>> farValues;
+  std::map<std::string, double> speeds;
+};
+
+enum class TimeIntegrator { RK4, SSPRK3 };
+const char *integratorName(TimeIntegrator t);
+
+/// Seconds spent per part of the right-hand side, summed over calls (this rank).
+struct EvolutionTimers {
+  double exchange = 0, copyIn = 0, boundary = 0, hook = 0, kernel = 0, copyOut = 0, radiative = 0, postStep = 0;
+  long rhsEvaluations = 0, steps = 0;
+  double total() const { return exchange + copyIn + boundary + hook + kernel + copyOut + radiative; }
+};
+
+/// The generated module a distributed run executes: its tables and grid adapters.
+struct KernelModuleTables {
+  runtime::GeneratedHostTables tables;
+  std::span<const tensorium_host_kernel_adapter> adapters;
+};
+
+class DistributedEvolution {
+public:
+  struct Options {
+    std::string rhsKernel = "tensorium_rhs_grid_parallel";
+    std::vector<double> params; // in the module's parameter order
+    /// ghostWidth 0 takes the kernel's stencil radius; a smaller non-zero width is refused.
+    GridSpec grid;
+    RadiativeCondition radiative;
+    TimeIntegrator integrator = TimeIntegrator::RK4;
+  };
+  using StorageHook = std::function<void(runtime::UniformGridStorage &, const DistributedGrid &)>;
+  /// Called after each step with the owned points' interlaced values (owned().points() * dof).
+  using StateHook = std::function<void(std::span<double> owned, const DistributedEvolution &)>;
+
+  DistributedEvolution(MPI_Comm comm, const KernelModuleTables &module, Options options);
+  ~DistributedEvolution();
+  DistributedEvolution(const DistributedEvolution &) = delete;
+  DistributedEvolution &operator=(const DistributedEvolution &) = delete;
+
+  const DistributedGrid &grid() const { return *grid_; }
+  const std::vector<EvolvedField> &fields() const { return fields_; }
+  const EvolvedField &field(const std::string &name) const;
+  runtime::GeneratedHostStorage &storage() { return *storage_; }
+  int stencilRadius() const { return radius_; }
+  const Options &options() const { return options_; }
+  Vec state() const { return state_; }
+  double time() const { return time_; }
+  long stepNumber() const { return step_; }
+  void setTime(double t, long step) { time_ = t, step_ = step; }
+  const EvolutionTimers &timers() const { return timers_; }
+  void resetTimers() { timers_ = {}; }
+
+  /// `fill` writes the evolved fields at every point of the rank's ghosted box in storage();
+  /// the owned points become the state.
+  void initialize(const StorageHook &fill);
+  void setPreRhsHook(StorageHook hook) { preRhs_ = std::move(hook); }
+  void setPostStepHook(StateHook hook) { postStep_ = std::move(hook); }
+
+  /// F = RHS(u): exchange, boundary fill, hook, kernel, radiative layers.
+  void evaluateRhs(Vec u, Vec f);
+  /// The ghosted box of `u` in storage() with boundary fill and pre-RHS hook (diagnostics).
+  void loadStorage(Vec u);
+  /// `steps` steps of size dt with the chosen integrator, the post-step hook after each.
+  void advance(long steps, double dt);
+
+  /// Every value of a global vector in natural order (x fastest, dof interlaced) on rank 0;
+  /// empty elsewhere.
+  std::vector<double> gatherOnRoot(Vec v) const;
+
+private:
+  void copyOwnedOut(Vec f);
+  void fillPhysicalGhosts();
+  void applyRadiative(Vec f);
+
+  Options options_;
+  KernelModuleTables module_;
+  int radius_ = 0;
+  std::vector<EvolvedField> fields_;
+  int dof_ = 0;
+  std::unique_ptr<DistributedGrid> grid_;
+  std::unique_ptr<runtime::GeneratedHostStorage> storage_;
+  Vec state_ = nullptr, local_ = nullptr;
+  TS ts_ = nullptr;
+  double time_ = 0;
+  long step_ = 0;
+  StorageHook preRhs_;
+  StateHook postStep_;
+  EvolutionTimers timers_;
+  std::vector<double> farValues_, speeds_; // per dof
+};
+
+} // namespace tensorium_mlir::distributed

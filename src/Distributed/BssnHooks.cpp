@@ -1,0 +1,60 @@
+#include "tensorium_mlir/Distributed/BssnHooks.h"
+
+#include <cmath>
+
+namespace tensorium_mlir::distributed {
+
+namespace {
+
+/// Inverse of the symmetric 3x3 matrix m (row-major), and its determinant.
+double invertSymmetric(const double m[9], double inv[9]) {
+  const double c00 = m[4] * m[8] - m[5] * m[7], c01 = m[2] * m[7] - m[1] * m[8], c02 = m[1] * m[5] - m[2] * m[4],
+               c11 = m[0] * m[8] - m[2] * m[6], c12 = m[2] * m[3] - m[0] * m[5], c22 = m[0] * m[4] - m[1] * m[3];
+  const double det = m[0] * c00 + m[1] * (m[5] * m[6] - m[3] * m[8]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+  const double r = 1.0 / det;
+  const double c[9] = {c00, c01, c02, c01, c11, c12, c02, c12, c22};
+  for (int a = 0; a < 9; ++a)
+    inv[a] = r * c[a];
+  return det;
+}
+
+} // namespace
+
+void computeInverseConformalMetric(runtime::UniformGridStorage &storage) {
+  std::span<const double> gt = std::as_const(storage).buffer("gammatilde");
+  std::span<double> gu = storage.buffer("gammatildeU");
+  const size_t n = storage.shape().points();
+  if (gt.size() != 9 * n || gu.size() != 9 * n)
+    throw DistributedError("gammatilde and gammatildeU must have 9 components per point");
+  for (size_t p = 0; p < n; ++p) {
+    double m[9], inv[9];
+    for (size_t c = 0; c < 9; ++c)
+      m[c] = gt[c * n + p];
+    invertSymmetric(m, inv);
+    for (size_t c = 0; c < 9; ++c)
+      gu[c * n + p] = inv[c];
+  }
+}
+
+DistributedEvolution::StateHook bssnAlgebraicConstraints() {
+  return [](std::span<double> owned, const DistributedEvolution &e) {
+    const int g = e.field("gammatilde").offset, a = e.field("Atilde").offset, dof = e.grid().dof();
+    if (e.field("gammatilde").components != 9 || e.field("Atilde").components != 9)
+      throw DistributedError("BSSN constraints need 9-component gammatilde and Atilde");
+    for (size_t q = 0; q + static_cast<size_t>(dof) <= owned.size(); q += static_cast<size_t>(dof)) {
+      double *gt = owned.data() + q + g, *at = owned.data() + q + a;
+      double inv[9];
+      const double det = invertSymmetric(gt, inv);
+      const double scale = std::cbrt(1.0 / det);
+      for (int c = 0; c < 9; ++c)
+        gt[c] *= scale, inv[c] /= scale;
+      double trace = 0;
+      for (int c = 0; c < 9; ++c)
+        trace += inv[c] * at[c];
+      for (int c = 0; c < 9; ++c)
+        at[c] -= gt[c] * trace / 3;
+    }
+  };
+}
+
+} // namespace tensorium_mlir::distributed

@@ -1,0 +1,185 @@
+// The distributed engine against itself on other rank counts and against the single-process
+// storage path: the generated BSSN right-hand side on one global grid, and the state after a
+// number of RK4 steps. Writes the gathered result (natural order) and, given a reference file
+// from another run, prints the largest difference and fails unless the two are bitwise equal.
+#include "kernel_module.h"
+
+#include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Distributed/DistributedEvolution.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <numbers>
+#include <string>
+
+using namespace tensorium_mlir;
+using namespace tensorium_mlir::distributed;
+
+namespace {
+
+constexpr double kTwoPi = 2 * std::numbers::pi;
+
+/// Smooth, non-trivial BSSN-like data at a point (periodic in the unit cube for periodic runs).
+void bssnData(const std::array<double, 3> &x, double v[24], const EvolvedField *fields, size_t count) {
+  const double s = std::sin(kTwoPi * x[0]), c = std::cos(kTwoPi * x[1]), t = std::sin(kTwoPi * (x[2] + x[0]));
+  for (size_t f = 0; f < count; ++f) {
+    double *u = v + fields[f].offset;
+    const std::string &name = fields[f].name;
+    if (fields[f].components == 9) {
+      const double sym[6] = {0.05 * s, 0.02 * c * t, 0.01 * s * c, 0.04 * t, 0.03 * s * t, 0.02 * c};
+      const int map[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5};
+      for (int a = 0; a < 9; ++a)
+        u[a] = (name == "gammatilde" && a % 4 == 0 ? 1.0 : 0.0) + sym[map[a]];
+    } else if (fields[f].components == 3) {
+      u[0] = 0.1 * s * c, u[1] = 0.05 * t, u[2] = -0.07 * c;
+    } else {
+      const double base = (name == "chi" || name == "alpha") ? 1.0 : 0.0;
+      u[0] = base + 0.1 * s * t + 0.05 * c;
+    }
+  }
+}
+
+void fillStorage(runtime::UniformGridStorage &storage, const std::vector<EvolvedField> &fields,
+                 const std::array<int64_t, 3> &extent, const std::function<std::array<double, 3>(int64_t, int64_t, int64_t)> &at) {
+  const size_t n = static_cast<size_t>(extent[0] * extent[1] * extent[2]);
+  size_t p = 0;
+  for (int64_t i = 0; i < extent[0]; ++i)
+    for (int64_t j = 0; j < extent[1]; ++j)
+      for (int64_t k = 0; k < extent[2]; ++k, ++p) {
+        double v[64];
+        bssnData(at(i, j, k), v, fields.data(), fields.size());
+        for (const EvolvedField &f : fields) {
+          std::span<double> b = storage.buffer(f.name);
+          for (unsigned c = 0; c < f.components; ++c)
+            b[c * n + p] = v[f.offset + c];
+        }
+      }
+}
+
+int run(int argc, char **argv) {
+  std::string kind = "rhs", boundary = "periodic", out, reference, module = std::string(TENSORIUM_KERNEL_DIR) + "/libverify_bssn_o4.so";
+  int n = 19, steps = 20;
+  for (int a = 1; a + 1 < argc; a += 2) {
+    const std::string key = argv[a], value = argv[a + 1];
+    if (key == "--case") kind = value;
+    else if (key == "--boundary") boundary = value;
+    else if (key == "--n") n = std::stoi(value);
+    else if (key == "--steps") steps = std::stoi(value);
+    else if (key == "--out") out = value;
+    else if (key == "--reference") reference = value;
+    else if (key == "--module") module = value;
+  }
+  tensorium_converge::Module m(module);
+  const tensorium_module_tables &t = m.tables();
+  KernelModuleTables tables{{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count),
+                             t.param_names, static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},
+                            {t.adapters, static_cast<size_t>(t.adapter_count)}};
+  DistributedEvolution::Options o;
+  o.params = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, slicing, shift_driver, ko_sigma, shift_advect
+  const bool periodic = boundary == "periodic";
+  const double h = periodic ? 1.0 / n : 2.0 / (n - 1);
+  o.grid = {{n, n, n}, {periodic ? 0.0 : -1.0, periodic ? 0.0 : -1.0, periodic ? 0.0 : -1.0}, {h, h, h}, 0,
+            periodic ? Boundary::Periodic : Boundary::Radiative};
+  o.radiative.farValues = {{"chi", {1.0}}, {"alpha", {1.0}}, {"gammatilde", {1, 0, 0, 0, 1, 0, 0, 0, 1}}};
+  DistributedEvolution e(PETSC_COMM_WORLD, tables, o);
+  const std::vector<EvolvedField> &fields = e.fields();
+  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
+  e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
+    const Box &b = g.ghosted();
+    fillStorage(s, fields, b.extent, [&](int64_t i, int64_t j, int64_t k) {
+      return g.coordinate(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
+    });
+  });
+  if (e.grid().rank() == 0)
+    std::printf("grid %d^3 %s, %d rank(s) as %dx%dx%d, ghost width %d, %d values per point\n", n, boundary.c_str(),
+                e.grid().size(), e.grid().ranksPerAxis()[0], e.grid().ranksPerAxis()[1], e.grid().ranksPerAxis()[2],
+                e.grid().spec().ghostWidth, e.grid().dof());
+  std::vector<double> result;
+  if (kind == "rhs") {
+    Vec f;
+    VecDuplicate(e.state(), &f);
+    e.evaluateRhs(e.state(), f);
+    result = e.gatherOnRoot(f);
+    VecDestroy(&f);
+  } else {
+    e.setPostStepHook(bssnAlgebraicConstraints());
+    e.advance(steps, h / 4);
+    result = e.gatherOnRoot(e.state());
+  }
+  if (e.grid().rank() != 0)
+    return 0;
+  int status = 0;
+  // One process, periodic: the single-process storage path on the grid padded with r wrapped
+  // layers must give the same bits at every point.
+  if (periodic && kind == "rhs" && e.grid().size() == 1) {
+    const int r = e.stencilRadius();
+    const int64_t w = n + 2 * r;
+    runtime::GeneratedHostStorage s(tables.tables, {w, w, w});
+    fillStorage(s, fields, {w, w, w}, [&](int64_t i, int64_t j, int64_t k) {
+      auto wrap = [&](int64_t q) { return ((q - r) % n + n) % n; };
+      return std::array<double, 3>{wrap(i) * h, wrap(j) * h, wrap(k) * h};
+    });
+    computeInverseConformalMetric(s);
+    s.invoke(tables.adapters, o.rhsKernel, o.params, {h, h, h});
+    const size_t np = static_cast<size_t>(w * w * w);
+    size_t differing = 0;
+    const int dof = e.grid().dof();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t k = 0; k < n; ++k)
+          for (const EvolvedField &f : fields)
+            for (unsigned c = 0; c < f.components; ++c) {
+              const double a = s.buffer(f.rhs)[c * np + static_cast<size_t>(((i + r) * w + j + r) * w + k + r)];
+              const double b = result[static_cast<size_t>((k * n + j) * n + i) * static_cast<size_t>(dof) + f.offset + c];
+              differing += std::memcmp(&a, &b, sizeof a) != 0;
+            }
+    std::printf("single-process storage path vs distributed engine: %zu of %zu values differ\n", differing, result.size());
+    status |= differing != 0;
+  }
+  double norm = 0;
+  for (double v : result)
+    norm = std::max(norm, std::abs(v));
+  std::printf("%s: %zu values, max |value| = %.6e\n", kind.c_str(), result.size(), norm);
+  if (!std::isfinite(norm) || norm == 0) {
+    std::printf("FAIL: result is not finite or identically zero\n");
+    status = 1;
+  }
+  if (!out.empty())
+    std::ofstream(out, std::ios::binary).write(reinterpret_cast<const char *>(result.data()),
+                                                static_cast<std::streamsize>(result.size() * sizeof(double)));
+  if (!reference.empty()) {
+    std::ifstream in(reference, std::ios::binary);
+    std::vector<double> ref(result.size());
+    in.read(reinterpret_cast<char *>(ref.data()), static_cast<std::streamsize>(ref.size() * sizeof(double)));
+    if (!in || in.peek() != EOF) {
+      std::printf("FAIL: reference %s is not %zu values\n", reference.c_str(), result.size());
+      return 1;
+    }
+    double diff = 0;
+    size_t differing = 0;
+    for (size_t q = 0; q < ref.size(); ++q) {
+      diff = std::max(diff, std::abs(ref[q] - result[q]));
+      differing += std::memcmp(&ref[q], &result[q], sizeof(double)) != 0;
+    }
+    std::printf("against %s: max |difference| = %.3e, %zu of %zu values differ bitwise\n", reference.c_str(), diff,
+                differing, ref.size());
+    status |= differing != 0;
+  }
+  std::printf("%s\n", status ? "FAIL" : "PASS");
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  PetscSession session(&argc, &argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "distributed_consistency: error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# run_rank_comparison.sh MPIEXEC PROGRAM WORKDIR ARGS...: PROGRAM ARGS in one process, then under
+# MPIEXEC -n 2, 3 and 4, each compared bitwise with the one-process result.
+set -euo pipefail
+mpiexec=$1 program=$2 work=$3
+shift 3
+mkdir -p "$work"
+rm -f "$work"/*.bin
+"$program" "$@" --out "$work/serial.bin"
+for n in 2 3 4; do
+  echo "--- mpirun -n $n"
+  "$mpiexec" --oversubscribe -n "$n" "$program" "$@" --out "$work/ranks$n.bin" --reference "$work/serial.bin"
+done
