@@ -151,19 +151,7 @@ void DistributedEvolution::initialize(const StorageHook &fill) {
   fill(*storage_, *grid_);
   PetscScalar *u;
   checkPetsc(VecGetArray(state_, &u), "VecGetArray");
-  const Box &o = grid_->owned();
-  const size_t n = static_cast<size_t>(grid_->ghosted().points());
-  size_t q = 0;
-  for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k)
-    for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
-      for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i, q += static_cast<size_t>(dof_)) {
-        const size_t p = grid_->storageIndex(i, j, k);
-        for (const EvolvedField &f : fields_) {
-          std::span<const double> x = std::as_const(*storage_).buffer(f.name);
-          for (unsigned c = 0; c < f.components; ++c)
-            u[q + f.offset + c] = x[c * n + p];
-        }
-      }
+  transposeOut(u, grid_->owned(), componentPointers(false));
   checkPetsc(VecRestoreArray(state_, &u), "VecRestoreArray");
 }
 
@@ -177,24 +165,7 @@ void DistributedEvolution::loadStorage(Vec u) {
     Stopwatch w{timers_.copyIn};
     const PetscScalar *l;
     checkPetsc(VecGetArrayRead(local_, &l), "VecGetArrayRead");
-    const Box &g = grid_->ghosted();
-    const size_t n = static_cast<size_t>(g.points());
-    // Storage is z-fastest, the local vector x-fastest: walk storage order so that writes
-    // stream, one strided read per value.
-    for (const EvolvedField &f : fields_) {
-      std::span<double> x = storage_->buffer(f.name);
-      for (unsigned c = 0; c < f.components; ++c) {
-        double *dst = x.data() + c * n;
-        for (int64_t i = g.begin[0]; i < g.begin[0] + g.extent[0]; ++i)
-          for (int64_t j = g.begin[1]; j < g.begin[1] + g.extent[1]; ++j) {
-            const size_t row = grid_->storageIndex(i, j, g.begin[2]);
-            const size_t stride = static_cast<size_t>(g.extent[0] * g.extent[1] * dof_);
-            const PetscScalar *src = l + grid_->localIndex(i, j, g.begin[2]) + f.offset + c;
-            for (int64_t k = 0; k < g.extent[2]; ++k)
-              dst[row + static_cast<size_t>(k)] = src[static_cast<size_t>(k) * stride];
-          }
-      }
-    }
+    transposeIn(l, grid_->ghosted(), componentPointers(false));
     checkPetsc(VecRestoreArrayRead(local_, &l), "VecRestoreArrayRead");
   }
   {
@@ -215,40 +186,83 @@ void DistributedEvolution::fillPhysicalGhosts() {
   // side instead of the kernel's.
   const Box &g = grid_->ghosted();
   const auto &n = options_.grid.points;
-  const size_t points = static_cast<size_t>(g.points());
+  const std::vector<double *> component = componentPointers(false);
   for (int64_t i = g.begin[0]; i < g.begin[0] + g.extent[0]; ++i)
-    for (int64_t j = g.begin[1]; j < g.begin[1] + g.extent[1]; ++j)
+    for (int64_t j = g.begin[1]; j < g.begin[1] + g.extent[1]; ++j) {
+      const bool insideRow = i >= 0 && i < n[0] && j >= 0 && j < n[1];
       for (int64_t k = g.begin[2]; k < g.begin[2] + g.extent[2]; ++k) {
+        if (insideRow && k >= 0 && k < n[2]) {
+          k = std::min<int64_t>(n[2], g.begin[2] + g.extent[2]) - 1; // skip to the row's last layer
+          continue;
+        }
         const int64_t ci = std::clamp<int64_t>(i, 0, n[0] - 1), cj = std::clamp<int64_t>(j, 0, n[1] - 1),
                       ck = std::clamp<int64_t>(k, 0, n[2] - 1);
-        if (ci == i && cj == j && ck == k)
-          continue;
         const size_t p = grid_->storageIndex(i, j, k), s = grid_->storageIndex(ci, cj, ck);
-        for (const EvolvedField &f : fields_) {
-          std::span<double> x = storage_->buffer(f.name);
-          for (unsigned c = 0; c < f.components; ++c)
-            x[c * points + p] = x[c * points + s];
-        }
+        for (double *x : component)
+          x[p] = x[s];
       }
+    }
 }
 
 void DistributedEvolution::copyOwnedOut(Vec f) {
   PetscScalar *out;
   checkPetsc(VecGetArray(f, &out), "VecGetArray");
-  const Box &o = grid_->owned();
-  const size_t n = static_cast<size_t>(grid_->ghosted().points());
-  for (const EvolvedField &field : fields_) {
-    std::span<const double> d = std::as_const(*storage_).buffer(field.rhs);
-    for (unsigned c = 0; c < field.components; ++c) {
-      const double *src = d.data() + c * n;
-      size_t q = static_cast<size_t>(field.offset) + c;
-      for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k)
-        for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
-          for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i, q += static_cast<size_t>(dof_))
-            out[q] = src[grid_->storageIndex(i, j, k)];
-    }
-  }
+  transposeOut(out, grid_->owned(), componentPointers(true));
   checkPetsc(VecRestoreArray(f, &out), "VecRestoreArray");
+}
+
+std::vector<double *> DistributedEvolution::componentPointers(bool derivatives) {
+  std::vector<double *> out(static_cast<size_t>(dof_));
+  const size_t n = static_cast<size_t>(grid_->ghosted().points());
+  for (const EvolvedField &f : fields_) {
+    double *base = storage_->buffer(derivatives ? f.rhs : f.name).data();
+    for (unsigned c = 0; c < f.components; ++c)
+      out[static_cast<size_t>(f.offset) + c] = base + c * n;
+  }
+  return out;
+}
+
+// PETSc's arrays are x-fastest with the dof values of a point together; storage is z-fastest,
+// one array per component. Both copies walk (x, z) tiles of kTile z-points per y row: every
+// point's dof values are read (written) as one contiguous run, and every component array is
+// written (read) in runs of kTile consecutive values.
+namespace {
+constexpr int64_t kTile = 8;
+}
+
+void DistributedEvolution::transposeIn(const double *local, const Box &box, const std::vector<double *> &component) {
+  const Box &g = grid_->ghosted();
+  const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(g.extent[0] * g.extent[1]) * dof;
+  for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
+    for (int64_t k0 = box.begin[2]; k0 < box.begin[2] + box.extent[2]; k0 += kTile) {
+      const int64_t kn = std::min(kTile, box.begin[2] + box.extent[2] - k0);
+      for (int64_t i = box.begin[0]; i < box.begin[0] + box.extent[0]; ++i) {
+        const double *src = local + grid_->localIndex(i, j, k0);
+        const size_t dst = grid_->storageIndex(i, j, k0);
+        for (int64_t kk = 0; kk < kn; ++kk, src += strideZ)
+          for (size_t d = 0; d < dof; ++d)
+            component[d][dst + static_cast<size_t>(kk)] = src[d];
+      }
+    }
+}
+
+void DistributedEvolution::transposeOut(double *global, const Box &box, const std::vector<double *> &component) {
+  // `global` covers the owned box only, x-fastest.
+  const Box &o = grid_->owned();
+  const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(o.extent[0] * o.extent[1]) * dof;
+  for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
+    for (int64_t k0 = box.begin[2]; k0 < box.begin[2] + box.extent[2]; k0 += kTile) {
+      const int64_t kn = std::min(kTile, box.begin[2] + box.extent[2] - k0);
+      for (int64_t i = box.begin[0]; i < box.begin[0] + box.extent[0]; ++i) {
+        double *dst = global + static_cast<size_t>(((k0 - o.begin[2]) * o.extent[1] + (j - o.begin[1])) * o.extent[0] +
+                                                   (i - o.begin[0])) *
+                                   dof;
+        const size_t src = grid_->storageIndex(i, j, k0);
+        for (int64_t kk = 0; kk < kn; ++kk, dst += strideZ)
+          for (size_t d = 0; d < dof; ++d)
+            dst[d] = component[d][src + static_cast<size_t>(kk)];
+      }
+    }
 }
 
 void DistributedEvolution::applyRadiative(Vec f) {
@@ -276,38 +290,39 @@ void DistributedEvolution::applyRadiative(Vec f) {
           continue;
         const std::array<double, 3> x = grid_->coordinate(i, j, k);
         const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        // Second-order differences: centred inside the domain, one-sided on its faces.
-        auto derivative = [&](const double *u, int a) {
-          int64_t lo[3] = {i, j, k}, hi[3] = {i, j, k};
-          const size_t p0 = grid_->storageIndex(i, j, k);
-          if (idx[a] == 0) {
-            hi[a] = idx[a] + 1;
-            int64_t hi2[3] = {i, j, k};
-            hi2[a] = idx[a] + 2;
-            return (-3 * u[p0] + 4 * u[grid_->storageIndex(hi[0], hi[1], hi[2])] -
-                    u[grid_->storageIndex(hi2[0], hi2[1], hi2[2])]) /
-                   (2 * h[a]);
+        // x^i d_i u / r with second-order differences, centred inside the domain and one-sided
+        // on its faces: three storage offsets and weights per axis, shared by every component.
+        const int64_t stride[3] = {grid_->ghosted().extent[1] * grid_->ghosted().extent[2], grid_->ghosted().extent[2], 1};
+        int64_t offset[3][3];
+        double weight[3][3];
+        for (int a = 0; a < 3; ++a) {
+          const double s = x[a] / (r * 2 * h[a]);
+          const int dir = idx[a] == 0 ? 1 : idx[a] == n[a] - 1 ? -1 : 0;
+          if (dir == 0) {
+            const int64_t o3[3] = {-1, 0, 1};
+            const double w3[3] = {-s, 0, s};
+            std::copy(o3, o3 + 3, offset[a]);
+            std::copy(w3, w3 + 3, weight[a]);
+          } else {
+            const int64_t o3[3] = {0, dir, 2 * dir};
+            const double w3[3] = {-3 * dir * s, 4 * dir * s, -dir * s};
+            std::copy(o3, o3 + 3, offset[a]);
+            std::copy(w3, w3 + 3, weight[a]);
           }
-          if (idx[a] == n[a] - 1) {
-            lo[a] = idx[a] - 1;
-            int64_t lo2[3] = {i, j, k};
-            lo2[a] = idx[a] - 2;
-            return (3 * u[p0] - 4 * u[grid_->storageIndex(lo[0], lo[1], lo[2])] +
-                    u[grid_->storageIndex(lo2[0], lo2[1], lo2[2])]) /
-                   (2 * h[a]);
-          }
-          lo[a] = idx[a] - 1;
-          hi[a] = idx[a] + 1;
-          return (u[grid_->storageIndex(hi[0], hi[1], hi[2])] - u[grid_->storageIndex(lo[0], lo[1], lo[2])]) / (2 * h[a]);
-        };
-        const size_t p = grid_->storageIndex(i, j, k);
+          for (int m = 0; m < 3; ++m)
+            offset[a][m] *= stride[a];
+        }
+        const int64_t p = static_cast<int64_t>(grid_->storageIndex(i, j, k));
         for (size_t fi = 0; fi < fields_.size(); ++fi) {
           const EvolvedField &field = fields_[fi];
           for (unsigned c = 0; c < field.components; ++c) {
-            const double *u = values[fi] + c * points;
+            const double *u = values[fi] + c * points + p;
             const size_t d = static_cast<size_t>(field.offset) + c;
-            const double radial = (x[0] * derivative(u, 0) + x[1] * derivative(u, 1) + x[2] * derivative(u, 2)) / r;
-            out[q + d] = -speeds_[d] * (radial + (u[p] - farValues_[d]) / r);
+            double radial = 0;
+            for (int a = 0; a < 3; ++a)
+              for (int m = 0; m < 3; ++m)
+                radial += weight[a][m] * u[offset[a][m]];
+            out[q + d] = -speeds_[d] * (radial + (u[0] - farValues_[d]) / r);
           }
         }
       }

@@ -92,9 +92,8 @@ std::array<double, 2> TwoPunctureSolution::rawResidualNorms() const {
   return {a.l2, a.max};
 }
 
-TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_desc *kernel,
-                                      const TwoPunctureParameters &p, const TwoPunctureOptions &options,
-                                      const elliptic::Vector *initialV) {
+TwoPunctureSolution prepareSolution(const tensorium_spectral_residual_kernel_desc *kernel, const TwoPunctureParameters &p,
+                                    const TwoPunctureOptions &options) {
   validate(p, options);
   TwoPunctureSolution solution(p);
   solution.kernel_ = kernel;
@@ -107,6 +106,26 @@ TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_d
       [geometry](const std::array<double, 3> &q, std::array<double, 10> &b) { geometry.toCartesianBundle(q, b); });
   solution.grid_->tabulateDerivativeMap();
   solution.v_ = elliptic::Vector::Zero(static_cast<Eigen::Index>(solution.grid_->size()));
+  return solution;
+}
+
+TwoPunctureSolution restoreTwoPunctures(const tensorium_spectral_residual_kernel_desc *kernel,
+                                        const TwoPunctureParameters &params, const TwoPunctureOptions &options,
+                                        const elliptic::Vector &v, const elliptic::SpectralNewtonResult &result) {
+  TwoPunctureSolution solution = prepareSolution(kernel, params, options);
+  if (v.size() != solution.v_.size())
+    throw std::invalid_argument("two-puncture solution has " + std::to_string(v.size()) + " values, the grid " +
+                                std::to_string(solution.v_.size()));
+  solution.v_ = v;
+  solution.result_ = result;
+  return solution;
+}
+
+TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_desc *kernel,
+                                      const TwoPunctureParameters &p, const TwoPunctureOptions &options,
+                                      const elliptic::Vector *initialV) {
+  TwoPunctureSolution solution = prepareSolution(kernel, p, options);
+  const TwoPunctureGeometry geometry = solution.geometry_;
   if (initialV && initialV->size() == solution.v_.size())
     solution.v_ = *initialV;
   try {

@@ -1,6 +1,7 @@
 // tensorium-two-punctures: solves the puncture equation for two Bowen-York punctures on the
 // compact (A, B, phi) domain and reports the ADM masses, residual norms and probe values.
 #include "two_puncture_cli_kernels.h"
+#include "cli_numbers.h"
 
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 
@@ -15,12 +16,9 @@
 #include <vector>
 
 using namespace tensorium_mlir;
+using namespace tensorium_cli;
 
 namespace {
-
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
 
 const char *kUsage =
     "usage: tensorium-two-punctures [--b B] [--m1 M] [--m2 M] [--p1 x,y,z] [--p2 x,y,z]\n"
@@ -36,29 +34,6 @@ const char *kUsage =
     "--target-masses searches bare masses whose per-puncture ADM masses match.\n"
     "Progress goes to stderr (--quiet silences it); results to stdout. Exit status: 0 solved,\n"
     "1 solver failure, 2 bad arguments.\n";
-
-double parseNumber(const std::string &option, const std::string &text) {
-  char *end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end || !std::isfinite(v))
-    throw UsageError(option + " expects a finite number, got '" + text + "'");
-  return v;
-}
-
-std::vector<double> parseNumbers(const std::string &option, const std::string &text, size_t count) {
-  std::vector<double> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    out.push_back(parseNumber(option, item));
-  if (out.size() != count || (!text.empty() && text.back() == ','))
-    throw UsageError(option + " expects " + std::to_string(count) + " comma-separated numbers, got '" + text + "'");
-  return out;
-}
-
-std::array<double, 3> vec3(const std::string &option, const std::string &text) {
-  std::vector<double> v = parseNumbers(option, text, 3);
-  return {v[0], v[1], v[2]};
-}
 
 std::string json(double v) {
   if (!std::isfinite(v))

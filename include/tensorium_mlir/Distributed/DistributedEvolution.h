@@ -101,6 +101,9 @@ public:
 
 private:
   void copyOwnedOut(Vec f);
+  std::vector<double *> componentPointers(bool derivatives);
+  void transposeIn(const double *local, const Box &box, const std::vector<double *> &component);
+  void transposeOut(double *global, const Box &box, const std::vector<double *> &component);
   void fillPhysicalGhosts();
   void applyRadiative(Vec f);
 

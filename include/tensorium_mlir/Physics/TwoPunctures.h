@@ -54,6 +54,11 @@ private:
   friend TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_desc *,
                                                const TwoPunctureParameters &, const TwoPunctureOptions &,
                                                const elliptic::Vector *);
+  friend TwoPunctureSolution prepareSolution(const tensorium_spectral_residual_kernel_desc *,
+                                             const TwoPunctureParameters &, const TwoPunctureOptions &);
+  friend TwoPunctureSolution restoreTwoPunctures(const tensorium_spectral_residual_kernel_desc *,
+                                                 const TwoPunctureParameters &, const TwoPunctureOptions &,
+                                                 const elliptic::Vector &, const elliptic::SpectralNewtonResult &);
   explicit TwoPunctureSolution(const TwoPunctureParameters &p) : geometry_(p.b), params_(p) {}
   const tensorium_spectral_residual_kernel_desc *kernel_ = nullptr;
   TwoPunctureGeometry geometry_;
@@ -71,6 +76,13 @@ private:
 TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_desc *kernel,
                                       const TwoPunctureParameters &params, const TwoPunctureOptions &options,
                                       const elliptic::Vector *initialV = nullptr);
+
+/// A solution computed elsewhere (e.g. on another MPI rank) from its collocation values v and
+/// solver result, without solving again; throws std::invalid_argument when v does not match
+/// the resolution in `options`.
+TwoPunctureSolution restoreTwoPunctures(const tensorium_spectral_residual_kernel_desc *kernel,
+                                        const TwoPunctureParameters &params, const TwoPunctureOptions &options,
+                                        const elliptic::Vector &v, const elliptic::SpectralNewtonResult &result);
 
 struct BareMassSearch {
   TwoPunctureParameters parameters; // with the bare masses found

@@ -1,0 +1,59 @@
+#pragma once
+// Diagnostics of a distributed BSSN evolution: ADM constraint norms through a generated
+// residual kernel (MPI reductions over owned points), point values by Lagrange interpolation
+// (the rank owning the point computes, everyone receives), and puncture tracking by
+// integrating dx/dt = -beta(x).
+#include "tensorium_mlir/Distributed/DistributedEvolution.h"
+
+#include <array>
+#include <functional>
+#include <memory>
+
+namespace tensorium_mlir::distributed {
+
+struct ConstraintNorms {
+  double l2H = 0, maxH = 0, l2M = 0, maxM = 0; // |M| = sqrt(gamma^ij M_i M_j)
+  long points = 0;
+};
+
+class ConstraintMonitor {
+public:
+  /// `constraints`: a module with `kernel` (residual grid) reading gamma, gammaU, Kij and
+  /// writing H and M2; its stencil radius must fit in the evolution's ghost width.
+  ConstraintMonitor(const DistributedEvolution &e, const KernelModuleTables &constraints,
+                    std::string kernel = "tensorium_residual_grid_parallel");
+  ~ConstraintMonitor();
+  /// Norms over owned points at least `2 * ghost width` from the outer faces (whose ghost
+  /// values are boundary fill) for which `excluded(x)` is false. Collective; needs the
+  /// evolution's storage loaded (DistributedEvolution::loadStorage).
+  ConstraintNorms evaluate(DistributedEvolution &e, const std::function<bool(const std::array<double, 3> &)> &excluded);
+
+private:
+  KernelModuleTables module_;
+  std::string kernel_;
+  std::unique_ptr<runtime::GeneratedHostStorage> storage_;
+};
+
+/// Component `component` of evolved or auxiliary field `name` at x: 4-point Lagrange
+/// interpolation per axis from the loaded storage (x inside the grid, at least one point from
+/// the faces). Collective: every rank returns the owner's value.
+double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
+                        const std::array<double, 3> &x);
+
+/// Punctures moved by dx/dt = -beta(x) with Heun's method over each step.
+class PunctureTracker {
+public:
+  explicit PunctureTracker(std::vector<std::array<double, 3>> positions) : positions_(std::move(positions)) {}
+  const std::vector<std::array<double, 3>> &positions() const { return positions_; }
+  /// Velocities -beta at the current positions from the state now loaded (call before a step).
+  void sampleBefore(DistributedEvolution &e);
+  /// After the step of size dt, with the new state loaded: predictor with the earlier
+  /// velocity, corrector with -beta at the predicted point.
+  void advance(DistributedEvolution &e, double dt);
+
+private:
+  std::array<double, 3> velocity(DistributedEvolution &e, const std::array<double, 3> &x) const;
+  std::vector<std::array<double, 3>> positions_, before_;
+};
+
+} // namespace tensorium_mlir::distributed

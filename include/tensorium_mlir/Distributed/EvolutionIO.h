@@ -1,0 +1,47 @@
+#pragma once
+// Files of a distributed evolution, written collectively through PETSc's parallel HDF5 viewer:
+// snapshots (one group per output, the interlaced state in natural x-fastest order) with an
+// XDMF index that ParaView and VisIt open, and checkpoints that a new process, on any number
+// of ranks, restarts from bit for bit.
+#include "tensorium_mlir/Distributed/DistributedEvolution.h"
+
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::distributed {
+
+/// One line per evolved field component set: name:components@offset, plus grid and kernel.
+/// Two runs can continue each other's checkpoints exactly when their layouts are equal.
+std::string evolutionLayout(const DistributedEvolution &e);
+
+class SnapshotWriter {
+public:
+  /// `path` ends in .h5; the XDMF index is the same path with .xmf. Creates (truncates) both.
+  SnapshotWriter(const DistributedEvolution &e, std::string path);
+  /// Appends the current state as /snapshot_<step> (time and step as attributes) and rewrites
+  /// the XDMF index so that it lists every snapshot written so far.
+  void write(const DistributedEvolution &e);
+  const std::string &path() const { return path_; }
+  const std::string &xdmfPath() const { return xdmf_; }
+
+private:
+  void writeXdmf(const DistributedEvolution &e) const;
+  std::string path_, xdmf_;
+  std::vector<std::pair<long, double>> written_; // (step, time)
+};
+
+struct CheckpointExtras {
+  /// Values a driver needs to continue exactly (e.g. puncture positions), stored losslessly.
+  std::vector<double> values;
+};
+
+/// Writes state, time, step, layout and extras to `path` (through a temporary file renamed into
+/// place, so that an interrupted write never leaves a file that looks valid).
+void writeCheckpoint(const DistributedEvolution &e, const std::string &path, const CheckpointExtras &extras);
+
+/// Loads a checkpoint into `e` (state, time, step) and returns its extras. Throws
+/// DistributedError on every rank, before changing `e`, when the file is missing, unreadable,
+/// not a checkpoint, or written by a run with a different layout.
+CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path);
+
+} // namespace tensorium_mlir::distributed

@@ -1,0 +1,142 @@
+#include "tensorium_mlir/Distributed/BssnDiagnostics.h"
+
+#include <cmath>
+
+namespace tensorium_mlir::distributed {
+
+ConstraintMonitor::ConstraintMonitor(const DistributedEvolution &e, const KernelModuleTables &constraints,
+                                     std::string kernel)
+    : module_(constraints), kernel_(std::move(kernel)) {
+  const Box &g = e.grid().ghosted();
+  storage_ = std::make_unique<runtime::GeneratedHostStorage>(module_.tables,
+                                                             runtime::GridShape{g.extent[0], g.extent[1], g.extent[2]});
+  const runtime::KernelBinding &k = storage_->binding(kernel_);
+  if (k.stencilRadius > e.grid().spec().ghostWidth)
+    throw DistributedError("constraint kernel '" + kernel_ + "' has stencil radius " + std::to_string(k.stencilRadius) +
+                           ", more than the ghost width " + std::to_string(e.grid().spec().ghostWidth));
+  for (const char *name : {"gamma", "gammaU", "Kij", "H", "M2"})
+    if (!storage_->hasBuffer(name))
+      throw DistributedError(std::string("constraint module has no buffer '") + name + "'");
+}
+
+ConstraintMonitor::~ConstraintMonitor() = default;
+
+ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
+                                            const std::function<bool(const std::array<double, 3> &)> &excluded) {
+  runtime::UniformGridStorage &bssn = e.storage();
+  const size_t n = bssn.shape().points();
+  std::span<const double> chi = std::as_const(bssn).buffer("chi"), K = std::as_const(bssn).buffer("K"),
+                          gt = std::as_const(bssn).buffer("gammatilde"), gu = std::as_const(bssn).buffer("gammatildeU"),
+                          At = std::as_const(bssn).buffer("Atilde");
+  std::span<double> gamma = storage_->buffer("gamma"), gammaU = storage_->buffer("gammaU"), Kij = storage_->buffer("Kij");
+  // ADM from BSSN: gamma = gammatilde / chi, gamma^ij = chi gammatilde^ij,
+  // K_ij = (Atilde_ij + gammatilde_ij K / 3) / chi.
+  for (size_t c = 0; c < 9; ++c)
+    for (size_t p = 0; p < n; ++p) {
+      const size_t q = c * n + p;
+      gamma[q] = gt[q] / chi[p];
+      gammaU[q] = chi[p] * gu[q];
+      Kij[q] = (At[q] + gt[q] * K[p] / 3) / chi[p];
+    }
+  const auto &h = e.grid().spec().spacing;
+  storage_->invoke(module_.adapters, kernel_, {}, {h[0], h[1], h[2]});
+  std::span<const double> H = std::as_const(*storage_).buffer("H"), M2 = std::as_const(*storage_).buffer("M2");
+  const Box &o = e.grid().owned();
+  const auto &N = e.grid().spec().points;
+  const int64_t margin = e.grid().spec().boundary == Boundary::Periodic ? 0 : 2 * e.grid().spec().ghostWidth;
+  double local[3] = {0, 0, 0}, localMax[2] = {0, 0}; // sum H^2, sum |M|^2, count
+  for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i)
+    for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
+      for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k) {
+        if (i < margin || j < margin || k < margin || i >= N[0] - margin || j >= N[1] - margin || k >= N[2] - margin)
+          continue;
+        if (excluded && excluded(e.grid().coordinate(i, j, k)))
+          continue;
+        const size_t p = e.grid().storageIndex(i, j, k);
+        const double m2 = std::max(M2[p], 0.0);
+        local[0] += H[p] * H[p];
+        local[1] += m2;
+        local[2] += 1;
+        // NaN must win the maximum: a blown-up run has to show it.
+        localMax[0] = std::isnan(H[p]) || std::abs(H[p]) > localMax[0] ? std::abs(H[p]) : localMax[0];
+        localMax[1] = std::isnan(m2) || std::sqrt(m2) > localMax[1] ? std::sqrt(m2) : localMax[1];
+      }
+  double sum[3], mx[2];
+  MPI_Allreduce(local, sum, 3, MPI_DOUBLE, MPI_SUM, e.grid().comm());
+  MPI_Allreduce(localMax, mx, 2, MPI_DOUBLE, MPI_MAX, e.grid().comm());
+  ConstraintNorms out;
+  out.points = static_cast<long>(sum[2]);
+  if (sum[2] > 0) {
+    out.l2H = std::sqrt(sum[0] / sum[2]);
+    out.l2M = std::sqrt(sum[1] / sum[2]);
+  }
+  out.maxH = mx[0];
+  out.maxM = mx[1];
+  return out;
+}
+
+double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
+                        const std::array<double, 3> &x) {
+  const GridSpec &g = e.grid().spec();
+  int64_t base[3];
+  double frac[3];
+  for (int a = 0; a < 3; ++a) {
+    const double s = (x[a] - g.lower[a]) / g.spacing[a];
+    if (!std::isfinite(s) || s < 1 || s > static_cast<double>(g.points[a] - 2))
+      throw DistributedError("point outside the interpolation region of the grid");
+    base[a] = static_cast<int64_t>(std::floor(s));
+    frac[a] = s - static_cast<double>(base[a]);
+  }
+  if (e.grid().spec().ghostWidth < 2)
+    throw DistributedError("interpolation needs a ghost width of at least 2");
+  double value = 0;
+  if (e.grid().owned().contains(base[0], base[1], base[2])) {
+    std::span<const double> f = std::as_const(e.storage()).buffer(name);
+    const size_t n = e.storage().shape().points();
+    if (component * n >= f.size())
+      throw DistributedError("component out of range for '" + name + "'");
+    // Lagrange weights on the nodes -1, 0, 1, 2 around the point.
+    double w[3][4];
+    for (int a = 0; a < 3; ++a) {
+      const double t = frac[a];
+      w[a][0] = -t * (t - 1) * (t - 2) / 6;
+      w[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
+      w[a][2] = -(t + 1) * t * (t - 2) / 2;
+      w[a][3] = (t + 1) * t * (t - 1) / 6;
+    }
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b)
+        for (int c = 0; c < 4; ++c)
+          value += w[0][a] * w[1][b] * w[2][c] *
+                   f[component * n + e.grid().storageIndex(base[0] + a - 1, base[1] + b - 1, base[2] + c - 1)];
+  }
+  double out = 0;
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, e.grid().comm()); // exactly one rank adds a value
+  return out;
+}
+
+std::array<double, 3> PunctureTracker::velocity(DistributedEvolution &e, const std::array<double, 3> &x) const {
+  return {-interpolateField(e, "beta", 0, x), -interpolateField(e, "beta", 1, x), -interpolateField(e, "beta", 2, x)};
+}
+
+void PunctureTracker::sampleBefore(DistributedEvolution &e) {
+  before_.clear();
+  for (const auto &x : positions_)
+    before_.push_back(velocity(e, x));
+}
+
+void PunctureTracker::advance(DistributedEvolution &e, double dt) {
+  if (before_.size() != positions_.size())
+    throw DistributedError("PunctureTracker::advance without sampleBefore");
+  for (size_t p = 0; p < positions_.size(); ++p) {
+    std::array<double, 3> predicted;
+    for (int a = 0; a < 3; ++a)
+      predicted[a] = positions_[p][a] + dt * before_[p][a];
+    const std::array<double, 3> v = velocity(e, predicted);
+    for (int a = 0; a < 3; ++a)
+      positions_[p][a] += dt * (before_[p][a] + v[a]) / 2;
+  }
+  before_.clear();
+}
+
+} // namespace tensorium_mlir::distributed

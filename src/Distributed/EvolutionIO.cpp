@@ -1,0 +1,220 @@
+#include "tensorium_mlir/Distributed/EvolutionIO.h"
+
+#include <petscviewerhdf5.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace tensorium_mlir::distributed {
+
+namespace {
+
+/// Hexadecimal floating point: exact in both directions.
+std::string exact(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%a", v);
+  return buffer;
+}
+
+class Viewer {
+public:
+  Viewer(MPI_Comm comm, const std::string &path, PetscFileMode mode) {
+    checkPetsc(PetscViewerHDF5Open(comm, path.c_str(), mode, &viewer_), ("opening HDF5 file " + path).c_str());
+  }
+  ~Viewer() {
+    if (viewer_)
+      PetscViewerDestroy(&viewer_);
+  }
+  operator PetscViewer() const { return viewer_; }
+
+private:
+  PetscViewer viewer_ = nullptr;
+};
+
+void writeString(PetscViewer v, const char *parent, const char *name, const std::string &value) {
+  checkPetsc(PetscViewerHDF5WriteAttribute(v, parent, name, PETSC_STRING, value.c_str()), "writing an HDF5 attribute");
+}
+
+std::string readString(PetscViewer v, const char *parent, const char *name) {
+  PetscBool has = PETSC_FALSE;
+  checkPetsc(PetscViewerHDF5HasAttribute(v, parent, name, &has), "reading an HDF5 attribute");
+  if (!has)
+    throw DistributedError(std::string("attribute '") + name + "' missing");
+  char *text = nullptr;
+  checkPetsc(PetscViewerHDF5ReadAttribute(v, parent, name, PETSC_STRING, nullptr, &text), "reading an HDF5 attribute");
+  std::string out = text ? text : "";
+  PetscFree(text);
+  return out;
+}
+
+/// True on every rank when rank 0 can open `path` for reading.
+bool readableEverywhere(MPI_Comm comm, const std::string &path) {
+  int rank, ok = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0)
+    ok = std::ifstream(path).good() ? 1 : 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  return ok != 0;
+}
+
+} // namespace
+
+std::string evolutionLayout(const DistributedEvolution &e) {
+  std::ostringstream s;
+  const GridSpec &g = e.grid().spec();
+  s << "kernel " << e.options().rhsKernel << " radius " << e.stencilRadius() << "\n";
+  s << "grid " << g.points[0] << " " << g.points[1] << " " << g.points[2] << " lower";
+  for (double v : g.lower)
+    s << " " << exact(v);
+  s << " spacing";
+  for (double v : g.spacing)
+    s << " " << exact(v);
+  s << " boundary " << boundaryName(g.boundary) << " ghost " << g.ghostWidth << "\n";
+  s << "integrator " << integratorName(e.options().integrator) << " params";
+  for (double p : e.options().params)
+    s << " " << exact(p);
+  s << "\nfields";
+  for (const EvolvedField &f : e.fields())
+    s << " " << f.name << ":" << f.components << "@" << f.offset;
+  s << "\n";
+  return s.str();
+}
+
+SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path) : path_(std::move(path)) {
+  if (path_.size() < 4 || path_.substr(path_.size() - 3) != ".h5")
+    throw DistributedError("output file '" + path_ + "' must end in .h5");
+  xdmf_ = path_.substr(0, path_.size() - 3) + ".xmf";
+  Viewer v(e.grid().comm(), path_, FILE_MODE_WRITE);
+  writeString(v, "/", "tensorium_layout", evolutionLayout(e));
+}
+
+void SnapshotWriter::write(const DistributedEvolution &e) {
+  char group[64];
+  std::snprintf(group, sizeof group, "/snapshot_%08ld", e.stepNumber());
+  {
+    Viewer v(e.grid().comm(), path_, FILE_MODE_APPEND);
+    checkPetsc(PetscViewerHDF5PushGroup(v, group), "PetscViewerHDF5PushGroup");
+    checkPetsc(VecView(e.state(), v), "writing a snapshot");
+    const double t = e.time();
+    checkPetsc(PetscViewerHDF5WriteAttribute(v, group, "time", PETSC_DOUBLE, &t), "writing an HDF5 attribute");
+    writeString(v, group, "step", std::to_string(e.stepNumber()));
+    checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
+  }
+  written_.push_back({e.stepNumber(), e.time()});
+  if (e.grid().rank() == 0)
+    writeXdmf(e);
+}
+
+void SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
+  const GridSpec &g = e.grid().spec();
+  const int dof = e.grid().dof();
+  std::string file = path_.substr(path_.find_last_of('/') + 1);
+  // XDMF lists dimensions slowest first (z, y, x here: the DMDA's natural order is x fastest),
+  // and the origin and spacing of a CoRect mesh in the same z, y, x order.
+  std::ostringstream dims, full;
+  dims << g.points[2] << " " << g.points[1] << " " << g.points[0];
+  full << dims.str() << " " << dof;
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\">\n <Domain>\n"
+    << "  <Grid Name=\"evolution\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  const char *axes = "xyz";
+  for (auto [step, time] : written_) {
+    char group[64];
+    std::snprintf(group, sizeof group, "/snapshot_%08ld", step);
+    x << "   <Grid Name=\"step " << step << "\" GridType=\"Uniform\">\n"
+      << "    <Time Value=\"" << time << "\"/>\n"
+      << "    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims.str() << "\"/>\n"
+      << "    <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "     <DataItem Dimensions=\"3\" Format=\"XML\">" << g.lower[2] << " " << g.lower[1] << " " << g.lower[0]
+      << "</DataItem>\n"
+      << "     <DataItem Dimensions=\"3\" Format=\"XML\">" << g.spacing[2] << " " << g.spacing[1] << " " << g.spacing[0]
+      << "</DataItem>\n    </Geometry>\n";
+    auto attribute = [&](const std::string &name, int offset, int count) {
+      x << "    <Attribute Name=\"" << name << "\" Center=\"Node\" AttributeType=\"" << (count == 3 ? "Vector" : "Scalar")
+        << "\">\n     <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << dims.str() << " " << count << "\">\n"
+        << "      <DataItem Dimensions=\"3 4\" Format=\"XML\">0 0 0 " << offset << " 1 1 1 1 " << dims.str() << " "
+        << count << "</DataItem>\n"
+        << "      <DataItem Dimensions=\"" << full.str() << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
+        << file << ":" << group << "/state</DataItem>\n     </DataItem>\n    </Attribute>\n";
+    };
+    for (const EvolvedField &f : e.fields()) {
+      if (f.components == 9) { // symmetric rank 2: the six independent components
+        for (int a = 0; a < 3; ++a)
+          for (int b = a; b < 3; ++b)
+            attribute(f.name + "_" + axes[a] + axes[b], f.offset + 3 * a + b, 1);
+      } else {
+        attribute(f.name, f.offset, static_cast<int>(f.components));
+      }
+    }
+    x << "   </Grid>\n";
+  }
+  x << "  </Grid>\n </Domain>\n</Xdmf>\n";
+  const std::string tmp = xdmf_ + ".tmp";
+  std::ofstream(tmp) << x.str();
+  std::rename(tmp.c_str(), xdmf_.c_str());
+}
+
+void writeCheckpoint(const DistributedEvolution &e, const std::string &path, const CheckpointExtras &extras) {
+  const std::string tmp = path + ".partial";
+  {
+    Viewer v(e.grid().comm(), tmp, FILE_MODE_WRITE);
+    checkPetsc(PetscViewerHDF5PushGroup(v, "/checkpoint"), "PetscViewerHDF5PushGroup");
+    checkPetsc(VecView(e.state(), v), "writing a checkpoint");
+    writeString(v, "/checkpoint", "layout", evolutionLayout(e));
+    writeString(v, "/checkpoint", "time", exact(e.time()));
+    writeString(v, "/checkpoint", "step", std::to_string(e.stepNumber()));
+    std::ostringstream s;
+    for (double x : extras.values)
+      s << exact(x) << " ";
+    writeString(v, "/checkpoint", "extras", s.str());
+    checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
+  }
+  MPI_Barrier(e.grid().comm());
+  int ok = 1;
+  if (e.grid().rank() == 0)
+    ok = std::rename(tmp.c_str(), path.c_str()) == 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
+  if (!ok)
+    throw DistributedError("cannot move checkpoint into place at " + path);
+}
+
+CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path) {
+  if (!readableEverywhere(e.grid().comm(), path))
+    throw DistributedError("restart file '" + path + "' cannot be read");
+  std::string layout, time, step, extras;
+  Vec loaded;
+  checkPetsc(VecDuplicate(e.state(), &loaded), "VecDuplicate");
+  checkPetsc(PetscObjectSetName(reinterpret_cast<PetscObject>(loaded), "state"), "PetscObjectSetName");
+  try {
+    Viewer v(e.grid().comm(), path, FILE_MODE_READ);
+    PetscBool has = PETSC_FALSE;
+    checkPetsc(PetscViewerHDF5HasGroup(v, "/checkpoint", &has), "reading a checkpoint");
+    if (!has)
+      throw DistributedError("'" + path + "' is not a checkpoint (no /checkpoint group)");
+    layout = readString(v, "/checkpoint", "layout");
+    if (layout != evolutionLayout(e))
+      throw DistributedError("restart file '" + path + "' was written by a different run:\n  file: " + layout +
+                             "  this run: " + evolutionLayout(e));
+    time = readString(v, "/checkpoint", "time");
+    step = readString(v, "/checkpoint", "step");
+    extras = readString(v, "/checkpoint", "extras");
+    checkPetsc(PetscViewerHDF5PushGroup(v, "/checkpoint"), "PetscViewerHDF5PushGroup");
+    checkPetsc(VecLoad(loaded, v), "loading the checkpointed state");
+    checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
+  } catch (const DistributedError &err) {
+    VecDestroy(&loaded);
+    throw DistributedError("restart file '" + path + "': " + err.what());
+  }
+  checkPetsc(VecCopy(loaded, e.state()), "VecCopy");
+  VecDestroy(&loaded);
+  e.setTime(std::strtod(time.c_str(), nullptr), std::stol(step));
+  CheckpointExtras out;
+  std::istringstream s(extras);
+  for (std::string item; s >> item;)
+    out.values.push_back(std::strtod(item.c_str(), nullptr));
+  return out;
+}
+
+} // namespace tensorium_mlir::distributed

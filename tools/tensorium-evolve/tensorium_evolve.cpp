@@ -1,0 +1,365 @@
+// tensorium-evolve: evolves two-puncture initial data with a generated BSSN right-hand side on
+// a PETSc-distributed grid (run it under mpirun for several ranks), with constraint monitoring,
+// puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
+#include "cli_numbers.h"
+#include "kernel_module.h"
+
+#include "tensorium_mlir/Distributed/BssnDiagnostics.h"
+#include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Distributed/EvolutionIO.h"
+#include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace tensorium_mlir;
+using namespace tensorium_mlir::distributed;
+using namespace tensorium_cli;
+
+namespace {
+
+const char *kUsage =
+    "usage: tensorium-evolve [initial data] [grid and time] [output]   (mpirun -n N for N ranks)\n"
+    "initial data (two punctures, as tensorium-two-punctures):\n"
+    "  --b B --m1 M --m2 M --p1 x,y,z --p2 x,y,z --s1 x,y,z --s2 x,y,z --npoints nA,nB,nphi\n"
+    "  (defaults: b = 1.5, m1 = m2 = 0.5, at rest, npoints 24,24,12; precollapsed lapse psi^-2)\n"
+    "evolution:\n"
+    "  --order P            finite-difference order of the built BSSN and constraint modules (2, 4, 6; default 4)\n"
+    "  --module FILE.so     evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)\n"
+    "  --constraints-module FILE.so   ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)\n"
+    "  --grid N             points per side, cell-centred (default 48); --extent L: the cube [-L, L]^3 (default 6)\n"
+    "  --ghost W            ghost width (default: the kernel's stencil radius)\n"
+    "  --final-time T (default 1)  --cfl C: dt = C h (default 0.25)  --integrator rk4|ssprk3\n"
+    "  --eta E (Gamma-driver damping, default 2)  --ko-sigma S (Kreiss-Oliger, default 0.1)\n"
+    "  --excision R         constraint norms skip r < R around each puncture (default: max(m1, m2))\n"
+    "output:\n"
+    "  --monitor-every K    progress line every K steps (default 1); --monitor-file FILE.csv\n"
+    "  --output FILE.h5 --output-every K   snapshots (state, XDMF index FILE.xmf)\n"
+    "  --checkpoint FILE.h5 --checkpoint-every K   checkpoints; --restart FILE.h5 continues one\n"
+    "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments.\n";
+
+struct Options {
+  physics::TwoPunctureParameters punctures;
+  physics::TwoPunctureOptions solver;
+  int order = 4;
+  std::string module, constraintsModule;
+  long grid = 48;
+  double extent = 6, finalTime = 1, cfl = 0.25, eta = 2, koSigma = 0.1, excision = -1;
+  int ghost = 0;
+  TimeIntegrator integrator = TimeIntegrator::RK4;
+  long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
+  std::string monitorFile, output, checkpoint, restart;
+};
+
+Options parse(int argc, char **argv) {
+  Options o;
+  o.punctures.b = 1.5;
+  o.solver.nA = o.solver.nB = 24;
+  o.solver.nPhi = 12;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0)
+      continue; // PETSc options (single dash) are PETSc's
+    if (i + 1 >= argc)
+      throw UsageError("option '" + arg + "' needs a value");
+    const std::string v = argv[++i];
+    if (arg == "--b") o.punctures.b = parseNumber(arg, v);
+    else if (arg == "--m1") o.punctures.m1 = parseNumber(arg, v);
+    else if (arg == "--m2") o.punctures.m2 = parseNumber(arg, v);
+    else if (arg == "--p1") o.punctures.P1 = vec3(arg, v);
+    else if (arg == "--p2") o.punctures.P2 = vec3(arg, v);
+    else if (arg == "--s1") o.punctures.S1 = vec3(arg, v);
+    else if (arg == "--s2") o.punctures.S2 = vec3(arg, v);
+    else if (arg == "--npoints") {
+      std::vector<double> n = parseNumbers(arg, v, 3);
+      for (double x : n)
+        if (x != std::floor(x) || x > 200)
+          throw UsageError("--npoints expects three integers up to 200, got '" + v + "'");
+      o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]), o.solver.nPhi = static_cast<int>(n[2]);
+      if (o.solver.nA < 4 || o.solver.nB < 4 || o.solver.nPhi < 1)
+        throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+    } else if (arg == "--order") {
+      o.order = static_cast<int>(parseInteger(arg, v, 2, 6));
+      if (o.order % 2)
+        throw UsageError("--order must be 2, 4 or 6");
+    } else if (arg == "--module") o.module = v;
+    else if (arg == "--constraints-module") o.constraintsModule = v;
+    else if (arg == "--grid") o.grid = parseInteger(arg, v, 1, 100000);
+    else if (arg == "--extent") o.extent = parseNumber(arg, v);
+    else if (arg == "--ghost") o.ghost = static_cast<int>(parseInteger(arg, v, 1, 64));
+    else if (arg == "--final-time") o.finalTime = parseNumber(arg, v);
+    else if (arg == "--cfl") o.cfl = parseNumber(arg, v);
+    else if (arg == "--eta") o.eta = parseNumber(arg, v);
+    else if (arg == "--ko-sigma") o.koSigma = parseNumber(arg, v);
+    else if (arg == "--excision") o.excision = parseNumber(arg, v);
+    else if (arg == "--integrator") {
+      if (v == "rk4") o.integrator = TimeIntegrator::RK4;
+      else if (v == "ssprk3") o.integrator = TimeIntegrator::SSPRK3;
+      else throw UsageError("--integrator expects rk4 or ssprk3, got '" + v + "'");
+    } else if (arg == "--monitor-every") o.monitorEvery = parseInteger(arg, v, 1, 1L << 40);
+    else if (arg == "--monitor-file") o.monitorFile = v;
+    else if (arg == "--output") o.output = v;
+    else if (arg == "--output-every") o.outputEvery = parseInteger(arg, v, 1, 1L << 40);
+    else if (arg == "--checkpoint") o.checkpoint = v;
+    else if (arg == "--checkpoint-every") o.checkpointEvery = parseInteger(arg, v, 1, 1L << 40);
+    else if (arg == "--restart") o.restart = v;
+    else throw UsageError("unknown option '" + arg + "'");
+  }
+  if (!(o.extent > 0))
+    throw UsageError("--extent must be positive");
+  if (!(o.cfl > 0) || o.cfl > 1)
+    throw UsageError("--cfl must be in (0, 1]");
+  if (!(o.finalTime >= 0))
+    throw UsageError("--final-time must be non-negative");
+  if (o.koSigma < 0 || o.eta < 0)
+    throw UsageError("--ko-sigma and --eta must be non-negative");
+  if (!o.output.empty() && !o.outputEvery)
+    o.outputEvery = 10;
+  if (o.outputEvery && o.output.empty())
+    throw UsageError("--output-every needs --output FILE.h5");
+  if (!o.checkpoint.empty() && !o.checkpointEvery)
+    throw UsageError("--checkpoint needs --checkpoint-every K");
+  if (o.checkpointEvery && o.checkpoint.empty())
+    throw UsageError("--checkpoint-every needs --checkpoint FILE.h5");
+  if (o.excision < 0)
+    o.excision = std::max(o.punctures.m1, o.punctures.m2);
+  return o;
+}
+
+KernelModuleTables tablesOf(const tensorium_converge::Module &m) {
+  const tensorium_module_tables &t = m.tables();
+  return {{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count), t.param_names,
+           static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},
+          {t.adapters, static_cast<size_t>(t.adapter_count)}};
+}
+
+/// Solved on rank 0 only, the collocation values broadcast: every rank then holds the same
+/// solution without solving again.
+physics::TwoPunctureSolution solveOnceAndBroadcast(const tensorium_spectral_residual_kernel_desc *kernel,
+                                                   const Options &o, MPI_Comm comm, int rank) {
+  std::unique_ptr<physics::TwoPunctureSolution> solved;
+  long size = 0;
+  int converged = 0;
+  std::string message;
+  if (rank == 0) {
+    solved = std::make_unique<physics::TwoPunctureSolution>(physics::solveTwoPunctures(kernel, o.punctures, o.solver));
+    converged = solved->result().converged();
+    size = solved->v().size();
+    message = solved->result().message;
+  }
+  MPI_Bcast(&converged, 1, MPI_INT, 0, comm);
+  if (!converged) {
+    long length = static_cast<long>(message.size());
+    MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
+    message.resize(static_cast<size_t>(length));
+    MPI_Bcast(message.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
+    throw DistributedError("two-puncture solve failed: " + message);
+  }
+  MPI_Bcast(&size, 1, MPI_LONG, 0, comm);
+  elliptic::Vector v = rank == 0 ? solved->v() : elliptic::Vector(static_cast<Eigen::Index>(size));
+  elliptic::SpectralNewtonResult result = rank == 0 ? solved->result() : elliptic::SpectralNewtonResult{};
+  MPI_Bcast(v.data(), static_cast<int>(size), MPI_DOUBLE, 0, comm);
+  int counts[2] = {result.iterations, result.krylovIterations};
+  MPI_Bcast(counts, 2, MPI_INT, 0, comm);
+  result.iterations = counts[0], result.krylovIterations = counts[1];
+  result.status = elliptic::NewtonStatus::Converged;
+  return physics::restoreTwoPunctures(kernel, o.punctures, o.solver, v, result);
+}
+
+/// The handoff's BSSN fields at every point of the rank's ghosted box.
+void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
+                          const DistributedGrid &g) {
+  const Box &b = g.ghosted();
+  const size_t n = static_cast<size_t>(b.points());
+  std::vector<double> x(n), y(n), z(n);
+  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
+    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
+      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
+        const size_t p = g.storageIndex(i, j, k);
+        const auto c = g.coordinate(i, j, k);
+        x[p] = c[0], y[p] = c[1], z[p] = c[2];
+      }
+  std::vector<double> gt6(6 * n), At6(6 * n);
+  physics::BSSNFieldBuffers buffers{s.buffer("chi"), gt6, s.buffer("K"), At6, s.buffer("Gammatilde"), s.buffer("alpha"),
+                                    s.buffer("beta"), s.buffer("B"), {}, {}};
+  physics::TwoPunctureHandoff(solution).write(x, y, z, buffers);
+  const int sym[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  std::span<double> gt = s.buffer("gammatilde"), At = s.buffer("Atilde");
+  for (int a = 0; a < 6; ++a)
+    for (size_t p = 0; p < n; ++p) {
+      const size_t ij = static_cast<size_t>(sym[a][0] * 3 + sym[a][1]), ji = static_cast<size_t>(sym[a][1] * 3 + sym[a][0]);
+      gt[ij * n + p] = gt[ji * n + p] = gt6[static_cast<size_t>(a) * n + p];
+      At[ij * n + p] = At[ji * n + p] = At6[static_cast<size_t>(a) * n + p];
+    }
+}
+
+int run(int argc, char **argv, int rank) {
+  const Options o = parse(argc, argv);
+  MPI_Comm comm = PETSC_COMM_WORLD;
+  const std::string dir = TENSORIUM_EVOLVE_KERNEL_DIR;
+  const std::string order = std::to_string(o.order);
+  tensorium_converge::Module evolution(o.module.empty() ? dir + "/libverify_bssn_o" + order + ".so" : o.module);
+  tensorium_converge::Module constraints(o.constraintsModule.empty() ? dir + "/libverify_constraints_o" + order + ".so"
+                                                                     : o.constraintsModule);
+  tensorium_converge::Module elliptic(dir + "/libverify_two_puncture_o0.so");
+
+  DistributedEvolution::Options eo;
+  eo.params = {o.eta, 1.0, 0.75, o.koSigma, 1.0}; // eta, 1+log slicing, Gamma-driver 3/4, KO, advected shift
+  // Cell-centred points, x_i = -L + (i + 1/2) h: the origin and (for most b) the punctures fall
+  // between points, where the puncture data are singular.
+  const double h = 2 * o.extent / static_cast<double>(o.grid), lo = -o.extent + h / 2;
+  eo.grid = {{o.grid, o.grid, o.grid}, {lo, lo, lo}, {h, h, h}, o.ghost, Boundary::Radiative};
+  eo.integrator = o.integrator;
+  eo.radiative.farValues = {{"chi", {1.0}}, {"alpha", {1.0}}, {"gammatilde", {1, 0, 0, 0, 1, 0, 0, 0, 1}}};
+  eo.radiative.speeds = {{"alpha", std::sqrt(2.0)}, {"K", std::sqrt(2.0)}}; // 1+log gauge speed
+  DistributedEvolution e(comm, tablesOf(evolution), eo);
+  for (const char *name : {"chi", "gammatilde", "K", "Atilde", "Gammatilde", "alpha", "beta", "B"})
+    e.field(name);
+  ConstraintMonitor monitor(e, tablesOf(constraints));
+  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
+  e.setPostStepHook(bssnAlgebraicConstraints());
+
+  PunctureTracker tracker({{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}});
+  if (!o.restart.empty()) {
+    CheckpointExtras extras = readCheckpoint(e, o.restart);
+    if (extras.values.size() != 6)
+      throw DistributedError("restart file '" + o.restart + "' has no puncture positions");
+    tracker = PunctureTracker({{extras.values[0], extras.values[1], extras.values[2]},
+                               {extras.values[3], extras.values[4], extras.values[5]}});
+    if (rank == 0)
+      std::printf("restarted from %s at t = %.6f, step %ld\n", o.restart.c_str(), e.time(), e.stepNumber());
+  } else {
+    const tensorium_module_tables &t = elliptic.tables();
+    if (t.spectral_kernel_count < 1)
+      throw DistributedError("the two-puncture module has no spectral residual kernel");
+    physics::TwoPunctureSolution solution = solveOnceAndBroadcast(&t.spectral_kernels[0], o, comm, rank);
+    if (rank == 0)
+      std::printf("two punctures: b = %g, m = (%g, %g), M_ADM = %.10f (%d Newton iterations on rank 0, broadcast)\n",
+                  o.punctures.b, o.punctures.m1, o.punctures.m2, solution.admMass(), solution.result().iterations);
+    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) { writeTwoPunctureData(solution, s, g); });
+  }
+  const double dt = o.cfl * h;
+  const long lastStep = static_cast<long>(std::ceil(o.finalTime / dt - 1e-9));
+  if (rank == 0) {
+    const auto p = e.grid().ranksPerAxis();
+    std::printf("grid %ld^3 on [-%g, %g]^3, h = %.5f, dt = %.5f, %ld steps to t = %g; %d rank(s) as %dx%dx%d, ghost %d, "
+                "%s, %d values per point\n",
+                o.grid, o.extent, o.extent, h, dt, lastStep, o.finalTime, e.grid().size(), p[0], p[1], p[2],
+                e.grid().spec().ghostWidth, integratorName(o.integrator), e.grid().dof());
+  }
+  // Outputs are created only now, after every input has been checked.
+  std::unique_ptr<SnapshotWriter> snapshots;
+  if (!o.output.empty())
+    snapshots = std::make_unique<SnapshotWriter>(e, o.output);
+  std::ofstream csv;
+  if (rank == 0 && !o.monitorFile.empty()) {
+    csv.open(o.monitorFile);
+    if (!csv)
+      throw DistributedError("cannot write " + o.monitorFile);
+    csv << "time,step,L2_H,max_H,L2_M,max_M,x1,y1,z1,x2,y2,z2,wall_s\n";
+  }
+  auto excluded = [&](const std::array<double, 3> &x) {
+    for (const auto &c : tracker.positions())
+      if (std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) < o.excision)
+        return true;
+    return false;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  long stepsDone = 0;
+  auto report = [&]() {
+    ConstraintNorms c = monitor.evaluate(e, excluded);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto &p = tracker.positions();
+    if (rank == 0) {
+      const double rate = wall > 0 ? static_cast<double>(o.grid * o.grid * o.grid) * stepsDone / wall : 0;
+      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  wall %7.1f s  %.3g points/s  "
+                  "punctures (%.4f, %.4f, %.4f) (%.4f, %.4f, %.4f)\n",
+                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, wall, rate, p[0][0], p[0][1], p[0][2], p[1][0],
+                  p[1][1], p[1][2]);
+      std::fflush(stdout);
+      if (csv.is_open()) {
+        char row[400];
+        std::snprintf(row, sizeof row, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.4f\n",
+                      e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, p[0][0], p[0][1], p[0][2], p[1][0], p[1][1],
+                      p[1][2], wall);
+        csv << row << std::flush;
+      }
+    }
+    if (!std::isfinite(c.l2H) || !std::isfinite(c.maxH) || !std::isfinite(c.l2M))
+      throw DistributedError("the evolution became non-finite at t = " + std::to_string(e.time()));
+  };
+  auto checkpointExtras = [&]() {
+    CheckpointExtras x;
+    for (const auto &p : tracker.positions())
+      x.values.insert(x.values.end(), p.begin(), p.end());
+    return x;
+  };
+
+  e.loadStorage(e.state());
+  report();
+  if (snapshots)
+    snapshots->write(e);
+  tracker.sampleBefore(e);
+  while (e.stepNumber() < lastStep) {
+    e.advance(1, dt);
+    ++stepsDone;
+    e.loadStorage(e.state());
+    tracker.advance(e, dt);
+    if (e.stepNumber() % o.monitorEvery == 0 || e.stepNumber() == lastStep)
+      report();
+    if (snapshots && e.stepNumber() % o.outputEvery == 0)
+      snapshots->write(e);
+    if (o.checkpointEvery && e.stepNumber() % o.checkpointEvery == 0)
+      writeCheckpoint(e, o.checkpoint, checkpointExtras());
+    tracker.sampleBefore(e);
+  }
+  const EvolutionTimers &t = e.timers();
+  if (rank == 0 && stepsDone > 0) {
+    std::printf("rank 0 seconds per step: kernel %.4f, ghost exchange %.4f, copies %.4f, boundary %.4f, hook %.4f, "
+                "post-step %.4f (%ld right-hand sides)\n",
+                t.kernel / stepsDone, t.exchange / stepsDone, (t.copyIn + t.copyOut) / stepsDone,
+                (t.boundary + t.radiative) / stepsDone, t.hook / stepsDone, t.postStep / stepsDone, t.rhsEvaluations);
+  }
+  if (!o.checkpoint.empty() && e.stepNumber() % o.checkpointEvery != 0)
+    writeCheckpoint(e, o.checkpoint, checkpointExtras());
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  std::unique_ptr<PetscSession> session;
+  try {
+    session = std::make_unique<PetscSession>(&argc, &argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tensorium-evolve: error: %s\n", e.what());
+    return 1;
+  }
+  const int rank = session->rank();
+  int status = 0;
+  // Every check above the time loop runs identically on all ranks, so every rank throws the
+  // same error at the same place: rank 0 reports it and all of them finalize normally.
+  try {
+    status = run(argc, argv, rank);
+  } catch (const UsageError &e) {
+    if (rank == 0)
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n(see --help)\n", e.what());
+    status = 2;
+  } catch (const std::exception &e) {
+    if (rank == 0)
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n", e.what());
+    status = 1;
+  }
+  return status;
+}
