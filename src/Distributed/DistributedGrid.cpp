@@ -1,5 +1,7 @@
 #include "tensorium_mlir/Distributed/DistributedGrid.h"
 
+#include <hdf5.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -22,6 +24,8 @@ PetscSession::PetscSession(int *argc, char ***argv) {
   // print a traceback on every rank.
   if (!std::getenv("TENSORIUM_PETSC_TRACEBACK"))
     PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  // HDF5 would print its error stack on every rank; failures surface as PETSc errors instead.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank_);
   MPI_Comm_size(PETSC_COMM_WORLD, &size_);
 }

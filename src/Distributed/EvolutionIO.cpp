@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <unistd.h>
 
@@ -49,14 +50,24 @@ std::string readString(PetscViewer v, const char *parent, const char *name) {
   return out;
 }
 
-/// True on every rank when rank 0 can open `path` for reading.
-bool readableEverywhere(MPI_Comm comm, const std::string &path) {
-  int rank, ok = 0;
+/// 0 readable HDF5, 1 unreadable, 2 not HDF5: rank 0 looks, every rank gets the answer.
+int restartFileState(MPI_Comm comm, const std::string &path) {
+  int rank, state = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0)
-    ok = std::ifstream(path).good() ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  return ok != 0;
+    state = !std::ifstream(path).good() ? 1 : H5Fis_hdf5(path.c_str()) > 0 ? 0 : 2;
+  MPI_Bcast(&state, 1, MPI_INT, 0, comm);
+  return state;
+}
+
+/// The lines of two layouts that differ.
+std::string layoutDifference(const std::string &file, const std::string &run) {
+  std::istringstream a(file), b(run);
+  std::string out;
+  for (std::string la, lb; static_cast<bool>(std::getline(a, la)) | static_cast<bool>(std::getline(b, lb));)
+    if (la != lb)
+      out += "\n  file: " + la + "\n  run:  " + lb;
+  return out;
 }
 
 } // namespace
@@ -117,6 +128,7 @@ void SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
   dims << g.points[2] << " " << g.points[1] << " " << g.points[0];
   full << dims.str() << " " << dof;
   std::ostringstream x;
+  x.precision(17);
   x << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\">\n <Domain>\n"
     << "  <Grid Name=\"evolution\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   const char *axes = "xyz";
@@ -181,8 +193,11 @@ void writeCheckpoint(const DistributedEvolution &e, const std::string &path, con
 }
 
 CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path) {
-  if (!readableEverywhere(e.grid().comm(), path))
+  const int state = restartFileState(e.grid().comm(), path);
+  if (state == 1)
     throw DistributedError("restart file '" + path + "' cannot be read");
+  if (state == 2)
+    throw DistributedError("restart file '" + path + "' is not an HDF5 file");
   std::string layout, time, step, extras;
   Vec loaded;
   checkPetsc(VecDuplicate(e.state(), &loaded), "VecDuplicate");
@@ -195,8 +210,7 @@ CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path
       throw DistributedError("'" + path + "' is not a checkpoint (no /checkpoint group)");
     layout = readString(v, "/checkpoint", "layout");
     if (layout != evolutionLayout(e))
-      throw DistributedError("restart file '" + path + "' was written by a different run:\n  file: " + layout +
-                             "  this run: " + evolutionLayout(e));
+      throw DistributedError("was written by a different run:" + layoutDifference(layout, evolutionLayout(e)));
     time = readString(v, "/checkpoint", "time");
     step = readString(v, "/checkpoint", "step");
     extras = readString(v, "/checkpoint", "extras");

@@ -2,6 +2,7 @@
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tensorium_mlir::runtime {
 
@@ -165,9 +166,73 @@ HostFieldStorage::HostFieldStorage(const abi::HostModuleABI &abi, GridShape shap
   build(kernels, params, shape, abi.simulation.dimension);
 }
 
+std::vector<std::string> validateGeneratedTables(const GeneratedHostTables &t) {
+  std::vector<std::string> out;
+  if ((t.kernelCount && !t.kernels) || (t.bufferCount && !t.buffers) || (t.paramCount && !t.paramNames)) {
+    out.push_back("module: a table is null with a non-zero count");
+    return out;
+  }
+  if (t.dimension < 1 || t.dimension > 3)
+    out.push_back("module: dimension " + std::to_string(t.dimension) + " is not 1, 2 or 3");
+  std::set<std::string> symbols;
+  for (size_t ki = 0; ki < t.kernelCount; ++ki) {
+    const tensorium_host_kernel_desc &k = t.kernels[ki];
+    if (!k.symbol || !k.kind) {
+      out.push_back("kernel " + std::to_string(ki) + ": no symbol or kind");
+      continue;
+    }
+    const std::string where = "kernel '" + std::string(k.symbol) + "'";
+    if (!symbols.insert(k.symbol).second)
+      out.push_back(where + ": symbol defined twice");
+    if (std::string(k.symbol).rfind(abi::kSymbolPrefix, 0) != 0)
+      out.push_back(where + ": symbol does not start with '" + std::string(abi::kSymbolPrefix) + "'");
+    if (k.abi_version != abi::kABIVersion)
+      out.push_back(where + ": ABI version " + std::to_string(k.abi_version) + ", this runtime implements " +
+                    std::to_string(abi::kABIVersion));
+    if (abi::isStencilGridKind(k.kind) && (k.stencil_radius < 0 || k.stencil_radius > 4))
+      out.push_back(where + ": stencil radius " + std::to_string(k.stencil_radius) + " outside [0, 4]");
+    if (k.param_count < 0 || static_cast<size_t>(k.param_count) > t.paramCount)
+      out.push_back(where + ": " + std::to_string(k.param_count) + " parameters, the module names " +
+                    std::to_string(t.paramCount));
+    if (k.first_buffer < 0 || k.buffer_count < 0 ||
+        static_cast<size_t>(k.first_buffer) + static_cast<size_t>(k.buffer_count) > t.bufferCount) {
+      out.push_back(where + ": refers to buffers outside the buffer table");
+      continue;
+    }
+    std::set<std::string> names;
+    std::set<int32_t> args;
+    for (int32_t bi = 0; bi < k.buffer_count; ++bi) {
+      const tensorium_host_buffer_desc &b = t.buffers[k.first_buffer + bi];
+      const std::string bw = where + " buffer " + std::to_string(bi) + (b.name ? " '" + std::string(b.name) + "'" : "");
+      if (b.kernel_index != static_cast<int32_t>(ki))
+        out.push_back(bw + ": belongs to kernel " + std::to_string(b.kernel_index));
+      if (!b.name || !*b.name)
+        out.push_back(bw + ": no name");
+      else if (!names.insert(b.name).second)
+        out.push_back(bw + ": name used twice");
+      if (b.arg_index < 0 || b.arg_index >= k.arg_count)
+        out.push_back(bw + ": argument index " + std::to_string(b.arg_index) + " out of range");
+      else if (!args.insert(b.arg_index).second)
+        out.push_back(bw + ": argument index reused");
+      if (b.component_count < 1)
+        out.push_back(bw + ": component count " + std::to_string(b.component_count));
+      if (b.role < TENSORIUM_BUFFER_ROLE_COORDINATE || b.role > TENSORIUM_BUFFER_ROLE_OUTPUT)
+        out.push_back(bw + ": unknown role " + std::to_string(b.role));
+      if (b.access < TENSORIUM_BUFFER_ACCESS_NONE || b.access > TENSORIUM_BUFFER_ACCESS_READWRITE)
+        out.push_back(bw + ": unknown access " + std::to_string(b.access));
+    }
+  }
+  return out;
+}
+
 GeneratedHostStorage::GeneratedHostStorage(const GeneratedHostTables &t, GridShape shape) {
-  if ((t.kernelCount && !t.kernels) || (t.bufferCount && !t.buffers) || (t.paramCount && !t.paramNames))
-    throw StorageError("generated tables are missing (null table with a non-zero count)");
+  std::vector<std::string> problems = validateGeneratedTables(t);
+  if (!problems.empty()) {
+    std::string text = "generated tables failed validation (" + std::to_string(problems.size()) + " problem(s)):";
+    for (size_t i = 0; i < problems.size() && i < 8; ++i)
+      text += "\n  " + problems[i];
+    throw StorageError(text);
+  }
   std::vector<PlannedKernel> kernels;
   for (size_t ki = 0; ki < t.kernelCount; ++ki) {
     const tensorium_host_kernel_desc &k = t.kernels[ki];

@@ -56,6 +56,10 @@ struct GeneratedHostTables {
   unsigned dimension = 3;
 };
 
+/// Everything wrong with generated tables (ABI version, symbols, stencil radii, buffer table
+/// bounds, argument indices, roles, access modes); empty when a runtime may trust them.
+std::vector<std::string> validateGeneratedTables(const GeneratedHostTables &tables);
+
 /// Storage plan and arena shared by both front doors below.
 class UniformGridStorage {
 public:

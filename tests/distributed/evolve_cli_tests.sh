@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tensorium-evolve end to end on a small grid: restart bit for bit (also on another rank
+# count), serial against 4 ranks, and bad input refused with a message from rank 0, a non-zero
+# exit, no hang and no output file left behind.
+set -uo pipefail
+# OpenMPI refuses root without these (CI containers); one OpenMP thread per rank on 2 cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+mpiexec=$1 evolve=$2 compare=$3 work=$4 bad_module=$5
+mkdir -p "$work" && cd "$work" && rm -f ./*.h5 ./*.xmf ./*.partial ./*.log
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+mpi() { timeout 120 "$mpiexec" --oversubscribe -n "$@"; }
+base=(--grid 20 --extent 4 --npoints 12,12,6 --p1 -0.1,0,0 --p2 0.1,0,0 --monitor-every 2)
+ck=(--checkpoint-every 100)
+
+echo "=== 8 steps straight (1 process) and on 4 ranks"
+timeout 120 "$evolve" "${base[@]}" --final-time 0.8 "${ck[@]}" --checkpoint straight.h5 > straight.log || fail "straight run"
+mpi 4 "$evolve" "${base[@]}" --final-time 0.8 "${ck[@]}" --checkpoint ranks4.h5 > ranks4.log || fail "4-rank run"
+"$compare" straight.h5 /checkpoint/state ranks4.h5 /checkpoint/state || fail "4 ranks differ from 1"
+
+echo "=== 4 steps on 2 ranks, checkpoint, restart in a new process on 3 ranks for 4 more"
+mpi 2 "$evolve" "${base[@]}" --final-time 0.4 "${ck[@]}" --checkpoint half.h5 > half.log || fail "first half"
+mpi 3 "$evolve" "${base[@]}" --final-time 0.8 --restart half.h5 "${ck[@]}" --checkpoint resumed.h5 > resumed.log || fail "restart"
+"$compare" straight.h5 /checkpoint/state resumed.h5 /checkpoint/state || fail "restart differs from the straight run"
+last_straight=$(grep '^t = ' straight.log | tail -1 | sed 's/wall.*punctures//')
+last_resumed=$(grep '^t = ' resumed.log | tail -1 | sed 's/wall.*punctures//')
+echo "straight: $last_straight"
+echo "resumed:  $last_resumed"
+[ "$last_straight" = "$last_resumed" ] || fail "constraint norms or puncture positions differ after restart"
+grep -q 'restarted from half.h5 at t = 0.4' resumed.log || fail "restart not reported"
+
+echo "=== snapshots and their XDMF index"
+mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 > snap.log || fail "snapshot run"
+"$compare" snap.h5 /snapshot_00000002/state | grep -q 'dims 20 20 20 30' || fail "snapshot shape"
+[ "$(grep -c '<Grid Name="step' snap.xmf)" = 3 ] || fail "XDMF lists 3 snapshots"
+
+expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr once, no out.h5
+  local pattern=$1
+  shift
+  rm -f out.h5 out.xmf
+  "$@" --output out.h5 > err.out 2> err.log
+  local status=$?
+  if [ $status -eq 0 ] || [ $status -eq 124 ]; then fail "exit $status for: $*"; fi
+  [ "$(grep -c "$pattern" err.log)" = 1 ] || { cat err.log; fail "expected one '$pattern' message for: $*"; }
+  [ ! -e out.h5 ] || fail "output file left behind by: $*"
+}
+echo "=== bad input"
+expect_error "smaller than the stencil radius 3" mpi 2 "$evolve" "${base[@]}" --ghost 2
+expect_error "is smaller than a stencil" mpi 2 "$evolve" --grid 5 --npoints 12,12,6
+expect_error "cannot split" mpi 3 "$evolve" --grid 8 --npoints 12,12,6
+expect_error "cannot be read" mpi 2 "$evolve" "${base[@]}" --restart missing.h5
+expect_error "written by a different run" mpi 2 "$evolve" "${base[@]}" --grid 22 --restart half.h5
+echo "not a checkpoint" > bogus.h5
+expect_error "restart file 'bogus.h5'" mpi 2 "$evolve" "${base[@]}" --restart bogus.h5
+expect_error "not an rhs grid kernel\|no tensorium_rhs_grid_parallel\|unknown kernel symbol" \
+  mpi 2 "$evolve" "${base[@]}" --module "$(dirname "$evolve")/../verification/libverify_constraints_o4.so"
+expect_error "failed validation" mpi 2 "$evolve" "${base[@]}" --module "$bad_module"
+expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
+expect_error "expects a finite number" "$evolve" --b nan
+
+echo "failures: $failures"
+[ $failures -eq 0 ] && echo PASS
+exit $failures
