@@ -7,6 +7,7 @@
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
+#include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 
 #include <chrono>
@@ -139,39 +140,6 @@ KernelModuleTables tablesOf(const tensorium_converge::Module &m) {
           {t.adapters, static_cast<size_t>(t.adapter_count)}};
 }
 
-/// Solved on rank 0 only, the collocation values broadcast: every rank then holds the same
-/// solution without solving again.
-physics::TwoPunctureSolution solveOnceAndBroadcast(const tensorium_spectral_residual_kernel_desc *kernel,
-                                                   const Options &o, MPI_Comm comm, int rank) {
-  std::unique_ptr<physics::TwoPunctureSolution> solved;
-  long size = 0;
-  int converged = 0;
-  std::string message;
-  if (rank == 0) {
-    solved = std::make_unique<physics::TwoPunctureSolution>(physics::solveTwoPunctures(kernel, o.punctures, o.solver));
-    converged = solved->result().converged();
-    size = solved->v().size();
-    message = solved->result().message;
-  }
-  MPI_Bcast(&converged, 1, MPI_INT, 0, comm);
-  if (!converged) {
-    long length = static_cast<long>(message.size());
-    MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
-    message.resize(static_cast<size_t>(length));
-    MPI_Bcast(message.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
-    throw DistributedError("two-puncture solve failed: " + message);
-  }
-  MPI_Bcast(&size, 1, MPI_LONG, 0, comm);
-  elliptic::Vector v = rank == 0 ? solved->v() : elliptic::Vector(static_cast<Eigen::Index>(size));
-  elliptic::SpectralNewtonResult result = rank == 0 ? solved->result() : elliptic::SpectralNewtonResult{};
-  MPI_Bcast(v.data(), static_cast<int>(size), MPI_DOUBLE, 0, comm);
-  int counts[2] = {result.iterations, result.krylovIterations};
-  MPI_Bcast(counts, 2, MPI_INT, 0, comm);
-  result.iterations = counts[0], result.krylovIterations = counts[1];
-  result.status = elliptic::NewtonStatus::Converged;
-  return physics::restoreTwoPunctures(kernel, o.punctures, o.solver, v, result);
-}
-
 /// The handoff's BSSN fields at every point of the rank's ghosted box.
 void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
                           const DistributedGrid &g) {
@@ -238,7 +206,7 @@ int run(int argc, char **argv, int rank) {
     const tensorium_module_tables &t = elliptic.tables();
     if (t.spectral_kernel_count < 1)
       throw DistributedError("the two-puncture module has no spectral residual kernel");
-    physics::TwoPunctureSolution solution = solveOnceAndBroadcast(&t.spectral_kernels[0], o, comm, rank);
+    physics::TwoPunctureSolution solution = solveTwoPuncturesOnRoot(comm, &t.spectral_kernels[0], o.punctures, o.solver);
     if (rank == 0)
       std::printf("two punctures: b = %g, m = (%g, %g), M_ADM = %.10f (%d Newton iterations on rank 0, broadcast)\n",
                   o.punctures.b, o.punctures.m1, o.punctures.m2, solution.admMass(), solution.result().iterations);
