@@ -70,8 +70,6 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
   if (options_.grid.ghostWidth < radius_)
     throw DistributedError("ghost width " + std::to_string(options_.grid.ghostWidth) + " is smaller than the stencil radius " +
                            std::to_string(radius_) + " of '" + options_.rhsKernel + "'");
-  if (options_.grid.boundary == Boundary::Open)
-    throw DistributedError("an evolution needs periodic or radiative outer boundaries");
 
   // Evolved fields: the kernel's written dX buffers whose X it also binds.
   std::vector<size_t> bound(rhs.buffers.begin(), rhs.buffers.end());
@@ -350,6 +348,8 @@ void DistributedEvolution::evaluateRhs(Vec u, Vec f) {
 void DistributedEvolution::advance(long steps, double dt) {
   if (!(dt > 0) || !std::isfinite(dt))
     throw DistributedError("time step must be positive and finite");
+  if (options_.grid.boundary == Boundary::Open)
+    throw DistributedError("an evolution needs periodic or radiative outer faces (open faces: right-hand sides only)");
   checkPetsc(TSSetTime(ts_, time_), "TSSetTime");
   checkPetsc(TSSetTimeStep(ts_, dt), "TSSetTimeStep");
   checkPetsc(TSSetSolution(ts_, state_), "TSSetSolution");
