@@ -107,6 +107,7 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
   grid_ = std::make_unique<DistributedGrid>(comm, options_.grid, dof_);
   const Box &g = grid_->ghosted();
   storage_ = std::make_unique<runtime::GeneratedHostStorage>(t, runtime::GridShape{g.extent[0], g.extent[1], g.extent[2]});
+  planBoundaries();
   checkPetsc(DMCreateGlobalVector(grid_->dm(), &state_), "DMCreateGlobalVector");
   checkPetsc(PetscObjectSetName(reinterpret_cast<PetscObject>(state_), "state"), "PetscObjectSetName");
   checkPetsc(DMCreateLocalVector(grid_->dm(), &local_), "DMCreateLocalVector");
@@ -176,30 +177,53 @@ void DistributedEvolution::loadStorage(Vec u) {
   }
 }
 
-void DistributedEvolution::fillPhysicalGhosts() {
+void DistributedEvolution::planBoundaries() {
   if (options_.grid.boundary != Boundary::Radiative)
     return;
-  // Layers beyond a physical face take the value of the nearest face point, so that the kernel
-  // sees finite data; the owned points whose stencil reaches them get the radiative right-hand
-  // side instead of the kernel's.
-  const Box &g = grid_->ghosted();
+  const Box &g = grid_->ghosted(), &o = grid_->owned();
   const auto &n = options_.grid.points;
-  const std::vector<double *> component = componentPointers(false);
+  // Ghost points beyond a physical face and the face point they copy.
   for (int64_t i = g.begin[0]; i < g.begin[0] + g.extent[0]; ++i)
-    for (int64_t j = g.begin[1]; j < g.begin[1] + g.extent[1]; ++j) {
-      const bool insideRow = i >= 0 && i < n[0] && j >= 0 && j < n[1];
+    for (int64_t j = g.begin[1]; j < g.begin[1] + g.extent[1]; ++j)
       for (int64_t k = g.begin[2]; k < g.begin[2] + g.extent[2]; ++k) {
-        if (insideRow && k >= 0 && k < n[2]) {
-          k = std::min<int64_t>(n[2], g.begin[2] + g.extent[2]) - 1; // skip to the row's last layer
-          continue;
-        }
         const int64_t ci = std::clamp<int64_t>(i, 0, n[0] - 1), cj = std::clamp<int64_t>(j, 0, n[1] - 1),
                       ck = std::clamp<int64_t>(k, 0, n[2] - 1);
-        const size_t p = grid_->storageIndex(i, j, k), s = grid_->storageIndex(ci, cj, ck);
-        for (double *x : component)
-          x[p] = x[s];
+        if (ci != i || cj != j || ck != k)
+          ghostCopies_.push_back({grid_->storageIndex(i, j, k), grid_->storageIndex(ci, cj, ck)});
       }
-    }
+  // Owned points within the ghost width of a face: radiative right-hand side.
+  const int w = options_.grid.ghostWidth;
+  size_t q = 0;
+  for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k)
+    for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
+      for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i, ++q) {
+        const int64_t idx[3] = {i, j, k};
+        bool layer = false;
+        for (int a = 0; a < 3; ++a)
+          layer = layer || idx[a] < w || idx[a] >= n[a] - w;
+        if (!layer)
+          continue;
+        RadiativePoint r;
+        r.storage = grid_->storageIndex(i, j, k);
+        r.owned = q;
+        const std::array<double, 3> x = grid_->coordinate(i, j, k);
+        const double radius = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        r.inverseRadius = 1 / radius;
+        for (int a = 0; a < 3; ++a) {
+          r.direction[a] = static_cast<int8_t>(idx[a] == 0 ? 1 : idx[a] == n[a] - 1 ? -1 : 0);
+          r.slope[a] = x[a] / (radius * 2 * options_.grid.spacing[a]);
+        }
+        radiativePoints_.push_back(r);
+      }
+}
+
+void DistributedEvolution::fillPhysicalGhosts() {
+  // Layers beyond a physical face take the value of the nearest face point, so that the kernel
+  // sees finite data; the owned points whose stencil reaches them get the radiative right-hand
+  // side instead of the kernel's. One component at a time keeps its pages hot.
+  for (double *x : componentPointers(false))
+    for (const auto &[to, from] : ghostCopies_)
+      x[to] = x[from];
 }
 
 void DistributedEvolution::copyOwnedOut(Vec f) {
@@ -221,9 +245,10 @@ std::vector<double *> DistributedEvolution::componentPointers(bool derivatives) 
 }
 
 // PETSc's arrays are x-fastest with the dof values of a point together; storage is z-fastest,
-// one array per component. Both copies walk (x, z) tiles of kTile z-points per y row: every
-// point's dof values are read (written) as one contiguous run, and every component array is
-// written (read) in runs of kTile consecutive values.
+// one array per component. Both copies walk kTile x kTile tiles of (x, z) per y row, x tiles
+// outermost: a tile reads (writes) every point's dof values as one run and writes (reads) each
+// component in runs of kTile consecutive z values, and the component rows a pass touches stay
+// few enough (dof * kTile) for the TLB.
 namespace {
 constexpr int64_t kTile = 8;
 }
@@ -231,99 +256,67 @@ constexpr int64_t kTile = 8;
 void DistributedEvolution::transposeIn(const double *local, const Box &box, const std::vector<double *> &component) {
   const Box &g = grid_->ghosted();
   const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(g.extent[0] * g.extent[1]) * dof;
+  const int64_t iEnd = box.begin[0] + box.extent[0], kEnd = box.begin[2] + box.extent[2];
   for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
-    for (int64_t k0 = box.begin[2]; k0 < box.begin[2] + box.extent[2]; k0 += kTile) {
-      const int64_t kn = std::min(kTile, box.begin[2] + box.extent[2] - k0);
-      for (int64_t i = box.begin[0]; i < box.begin[0] + box.extent[0]; ++i) {
-        const double *src = local + grid_->localIndex(i, j, k0);
-        const size_t dst = grid_->storageIndex(i, j, k0);
-        for (int64_t kk = 0; kk < kn; ++kk, src += strideZ)
-          for (size_t d = 0; d < dof; ++d)
-            component[d][dst + static_cast<size_t>(kk)] = src[d];
+    for (int64_t i0 = box.begin[0]; i0 < iEnd; i0 += kTile)
+      for (int64_t k0 = box.begin[2]; k0 < kEnd; k0 += kTile) {
+        const int64_t kn = std::min(kTile, kEnd - k0);
+        for (int64_t i = i0; i < std::min(i0 + kTile, iEnd); ++i) {
+          const double *src = local + grid_->localIndex(i, j, k0);
+          const size_t dst = grid_->storageIndex(i, j, k0);
+          for (int64_t kk = 0; kk < kn; ++kk, src += strideZ)
+            for (size_t d = 0; d < dof; ++d)
+              component[d][dst + static_cast<size_t>(kk)] = src[d];
+        }
       }
-    }
 }
 
 void DistributedEvolution::transposeOut(double *global, const Box &box, const std::vector<double *> &component) {
   // `global` covers the owned box only, x-fastest.
   const Box &o = grid_->owned();
   const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(o.extent[0] * o.extent[1]) * dof;
+  const int64_t iEnd = box.begin[0] + box.extent[0], kEnd = box.begin[2] + box.extent[2];
   for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
-    for (int64_t k0 = box.begin[2]; k0 < box.begin[2] + box.extent[2]; k0 += kTile) {
-      const int64_t kn = std::min(kTile, box.begin[2] + box.extent[2] - k0);
-      for (int64_t i = box.begin[0]; i < box.begin[0] + box.extent[0]; ++i) {
-        double *dst = global + static_cast<size_t>(((k0 - o.begin[2]) * o.extent[1] + (j - o.begin[1])) * o.extent[0] +
-                                                   (i - o.begin[0])) *
-                                   dof;
-        const size_t src = grid_->storageIndex(i, j, k0);
-        for (int64_t kk = 0; kk < kn; ++kk, dst += strideZ)
-          for (size_t d = 0; d < dof; ++d)
-            dst[d] = component[d][src + static_cast<size_t>(kk)];
+    for (int64_t i0 = box.begin[0]; i0 < iEnd; i0 += kTile)
+      for (int64_t k0 = box.begin[2]; k0 < kEnd; k0 += kTile) {
+        const int64_t kn = std::min(kTile, kEnd - k0);
+        for (int64_t i = i0; i < std::min(i0 + kTile, iEnd); ++i) {
+          double *dst = global + static_cast<size_t>(((k0 - o.begin[2]) * o.extent[1] + (j - o.begin[1])) * o.extent[0] +
+                                                     (i - o.begin[0])) *
+                                     dof;
+          const size_t src = grid_->storageIndex(i, j, k0);
+          for (int64_t kk = 0; kk < kn; ++kk, dst += strideZ)
+            for (size_t d = 0; d < dof; ++d)
+              dst[d] = component[d][src + static_cast<size_t>(kk)];
+        }
       }
-    }
 }
 
+
 void DistributedEvolution::applyRadiative(Vec f) {
-  if (options_.grid.boundary != Boundary::Radiative)
+  if (radiativePoints_.empty())
     return;
   PetscScalar *out;
   checkPetsc(VecGetArray(f, &out), "VecGetArray");
-  const Box &o = grid_->owned();
-  const auto &n = options_.grid.points;
-  const auto &h = options_.grid.spacing;
-  const int w = options_.grid.ghostWidth;
-  const size_t points = static_cast<size_t>(grid_->ghosted().points());
-  std::vector<const double *> values(fields_.size());
-  for (size_t fi = 0; fi < fields_.size(); ++fi)
-    values[fi] = std::as_const(*storage_).buffer(fields_[fi].name).data();
-  size_t q = 0;
-  for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k)
-    for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
-      for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i, q += static_cast<size_t>(dof_)) {
-        const int64_t idx[3] = {i, j, k};
-        bool layer = false;
-        for (int a = 0; a < 3; ++a)
-          layer = layer || idx[a] < w || idx[a] >= n[a] - w;
-        if (!layer)
-          continue;
-        const std::array<double, 3> x = grid_->coordinate(i, j, k);
-        const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        // x^i d_i u / r with second-order differences, centred inside the domain and one-sided
-        // on its faces: three storage offsets and weights per axis, shared by every component.
-        const int64_t stride[3] = {grid_->ghosted().extent[1] * grid_->ghosted().extent[2], grid_->ghosted().extent[2], 1};
-        int64_t offset[3][3];
-        double weight[3][3];
-        for (int a = 0; a < 3; ++a) {
-          const double s = x[a] / (r * 2 * h[a]);
-          const int dir = idx[a] == 0 ? 1 : idx[a] == n[a] - 1 ? -1 : 0;
-          if (dir == 0) {
-            const int64_t o3[3] = {-1, 0, 1};
-            const double w3[3] = {-s, 0, s};
-            std::copy(o3, o3 + 3, offset[a]);
-            std::copy(w3, w3 + 3, weight[a]);
-          } else {
-            const int64_t o3[3] = {0, dir, 2 * dir};
-            const double w3[3] = {-3 * dir * s, 4 * dir * s, -dir * s};
-            std::copy(o3, o3 + 3, offset[a]);
-            std::copy(w3, w3 + 3, weight[a]);
-          }
-          for (int m = 0; m < 3; ++m)
-            offset[a][m] *= stride[a];
-        }
-        const int64_t p = static_cast<int64_t>(grid_->storageIndex(i, j, k));
-        for (size_t fi = 0; fi < fields_.size(); ++fi) {
-          const EvolvedField &field = fields_[fi];
-          for (unsigned c = 0; c < field.components; ++c) {
-            const double *u = values[fi] + c * points + p;
-            const size_t d = static_cast<size_t>(field.offset) + c;
-            double radial = 0;
-            for (int a = 0; a < 3; ++a)
-              for (int m = 0; m < 3; ++m)
-                radial += weight[a][m] * u[offset[a][m]];
-            out[q + d] = -speeds_[d] * (radial + (u[0] - farValues_[d]) / r);
-          }
-        }
+  const Box &g = grid_->ghosted();
+  const int64_t stride[3] = {g.extent[1] * g.extent[2], g.extent[2], 1};
+  const std::vector<double *> component = componentPointers(false);
+  const size_t dof = static_cast<size_t>(dof_);
+  // d_t u = -v (x^i d_i u / r + (u - u_inf) / r), second-order differences: centred inside
+  // the domain, one-sided (-3, 4, -1) / 2h on its faces.
+  for (size_t d = 0; d < dof; ++d) {
+    const double *u = component[d], far = farValues_[d], speed = speeds_[d];
+    for (const RadiativePoint &r : radiativePoints_) {
+      const double *c = u + r.storage;
+      double radial = 0;
+      for (int a = 0; a < 3; ++a) {
+        const int64_t s1 = stride[a];
+        const int dir = r.direction[a];
+        radial += r.slope[a] * (dir == 0 ? c[s1] - c[-s1] : dir * (-3 * c[0] + 4 * c[dir * s1] - c[2 * dir * s1]));
       }
+      out[r.owned * dof + d] = -speed * (radial + (c[0] - far) * r.inverseRadius);
+    }
+  }
   checkPetsc(VecRestoreArray(f, &out), "VecRestoreArray");
 }
 

@@ -106,6 +106,14 @@ DistributedGrid::DistributedGrid(MPI_Comm comm, const GridSpec &spec, int dof) :
     if (spec.points[a] > std::numeric_limits<PetscInt>::max())
       throw DistributedError("grid too large for PETSc's index type");
   }
+  const double values = static_cast<double>(spec.points[0]) * static_cast<double>(spec.points[1]) *
+                        static_cast<double>(spec.points[2]) * dof;
+  if (values > static_cast<double>(std::numeric_limits<PetscInt>::max()))
+    throw DistributedError("a " + std::to_string(spec.points[0]) + "x" + std::to_string(spec.points[1]) + "x" +
+                           std::to_string(spec.points[2]) + " grid with " + std::to_string(dof) +
+                           " values per point exceeds this PETSc's " + std::to_string(8 * sizeof(PetscInt)) +
+                           "-bit index range (" + std::to_string(std::numeric_limits<PetscInt>::max()) +
+                           " values); a PETSc built with 64-bit indices (Debian: libpetsc64-real-dev) lifts it");
   ranks_ = chooseProcessGrid(size_, spec.points, std::max(spec.ghostWidth, 1));
   if (ranks_[0] == 0)
     throw DistributedError("cannot split a " + std::to_string(spec.points[0]) + "x" + std::to_string(spec.points[1]) +

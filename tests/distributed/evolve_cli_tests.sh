@@ -49,6 +49,7 @@ echo "=== bad input"
 expect_error "smaller than the stencil radius 3" mpi 2 "$evolve" "${base[@]}" --ghost 2
 expect_error "is smaller than a stencil" mpi 2 "$evolve" --grid 5 --npoints 12,12,6
 expect_error "cannot split" mpi 3 "$evolve" --grid 8 --npoints 12,12,6
+expect_error "index range" "$evolve" --grid 420 --npoints 12,12,6
 expect_error "cannot be read" mpi 2 "$evolve" "${base[@]}" --restart missing.h5
 expect_error "written by a different run" mpi 2 "$evolve" "${base[@]}" --grid 22 --restart half.h5
 echo "not a checkpoint" > bogus.h5

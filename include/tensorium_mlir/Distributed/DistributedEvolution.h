@@ -104,6 +104,7 @@ private:
   std::vector<double *> componentPointers(bool derivatives);
   void transposeIn(const double *local, const Box &box, const std::vector<double *> &component);
   void transposeOut(double *global, const Box &box, const std::vector<double *> &component);
+  void planBoundaries();
   void fillPhysicalGhosts();
   void applyRadiative(Vec f);
 
@@ -122,6 +123,16 @@ private:
   StateHook postStep_;
   EvolutionTimers timers_;
   std::vector<double> farValues_, speeds_; // per dof
+  /// Boundary work planned once: ghost points beyond a face and the face point each copies;
+  /// owned points of the radiative layers with their geometry.
+  struct RadiativePoint {
+    size_t storage = 0, owned = 0;
+    double slope[3] = {0, 0, 0}; // x^a / (r 2 h_a)
+    double inverseRadius = 0;
+    int8_t direction[3] = {0, 0, 0}; // +1 / -1: one-sided into the domain; 0: centred
+  };
+  std::vector<std::pair<size_t, size_t>> ghostCopies_;
+  std::vector<RadiativePoint> radiativePoints_;
 };
 
 } // namespace tensorium_mlir::distributed
