@@ -26,14 +26,17 @@ def main() -> int:
     left.set_ylabel("constraint violation (outside the excised punctures)")
     left.legend()
     left.grid(True, which="both", alpha=0.3)
-    middle.plot(t, [r["x1"] for r in rows], label="puncture 1")
-    middle.plot(t, [r["x2"] for r in rows], label="puncture 2")
+    tracked = sum(1 for key in rows[0] if key.startswith("x"))
+    for q in range(1, tracked + 1):
+        middle.plot(t, [r[f"x{q}"] for r in rows], label=f"puncture {q}")
     middle.set_xlabel("t")
     middle.set_ylabel("x of tracked puncture")
     middle.legend()
     middle.grid(True, alpha=0.3)
-    separation = [((r["x1"] - r["x2"]) ** 2 + (r["y1"] - r["y2"]) ** 2 + (r["z1"] - r["z2"]) ** 2) ** 0.5 for r in rows]
-    right.plot(t, separation)
+    if tracked >= 2:
+        separation = [((r["x1"] - r["x2"]) ** 2 + (r["y1"] - r["y2"]) ** 2 + (r["z1"] - r["z2"]) ** 2) ** 0.5
+                      for r in rows]
+        right.plot(t, separation)
     right.set_xlabel("t")
     right.set_ylabel("coordinate separation of the punctures")
     right.grid(True, alpha=0.3)

@@ -6,6 +6,7 @@ set -uo pipefail
 # OpenMPI refuses root without these (CI containers); one OpenMP thread per rank on 2 cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mpiexec=$1 evolve=$2 compare=$3 work=$4 bad_module=$5
+fixtures=$(cd "$(dirname "$0")/../../fixtures" && pwd)
 mkdir -p "$work" && cd "$work" && rm -f ./*.h5 ./*.xmf ./*.partial ./*.log
 
 failures=0
@@ -35,6 +36,14 @@ mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 
 "$compare" snap.h5 /snapshot_00000002/state | grep -q 'dims 20 20 20 30' || fail "snapshot shape"
 [ "$(grep -c '<Grid Name="step' snap.xmf)" = 3 ] || fail "XDMF lists 3 snapshots"
 
+echo "=== a fixture compiled at run time, exact initial data from a fixture's init kernel, 1 vs 2 ranks"
+exact=(--fixture "$fixtures/gr/bssn_evolution_3d.tn" --initial-data "$fixtures/gr/schwarzschild_isotropic_3d.tn"
+       --initial-params 1 --track 0,0,0 --excision 1 --grid 20 --extent 5 --final-time 0.5 --monitor-every 2)
+timeout 300 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact1.h5 > exact1.log || fail "exact data, 1 process"
+mpi 2 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact2.h5 > exact2.log || fail "exact data, 2 ranks"
+"$compare" exact1.h5 /checkpoint/state exact2.h5 /checkpoint/state || fail "exact data: 2 ranks differ from 1"
+grep -q "initial data from .*schwarzschild_isotropic_3d.tn" exact2.log || fail "initial data not reported"
+
 expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr once, no out.h5
   local pattern=$1
   shift
@@ -57,6 +66,8 @@ expect_error "restart file 'bogus.h5'" mpi 2 "$evolve" "${base[@]}" --restart bo
 expect_error "not an rhs grid kernel\|no tensorium_rhs_grid_parallel\|unknown kernel symbol" \
   mpi 2 "$evolve" "${base[@]}" --module "$(dirname "$evolve")/../verification/libverify_constraints_o4.so"
 expect_error "failed validation" mpi 2 "$evolve" "${base[@]}" --module "$bad_module"
+expect_error "compiling .*assign_to_param.tn failed" mpi 2 "$evolve" "${base[@]}" --fixture "$fixtures/errors/assign_to_param.tn"
+expect_error "takes 1 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
 expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
 expect_error "expects a finite number" "$evolve" --b nan
 

@@ -2,6 +2,7 @@
 // a PETSc-distributed grid (run it under mpirun for several ranks), with constraint monitoring,
 // puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
 #include "cli_numbers.h"
+#include "fixture_module.h"
 #include "kernel_module.h"
 
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
@@ -12,10 +13,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,9 +34,14 @@ const char *kUsage =
     "initial data (two punctures, as tensorium-two-punctures):\n"
     "  --b B --m1 M --m2 M --p1 x,y,z --p2 x,y,z --s1 x,y,z --s2 x,y,z --npoints nA,nB,nphi\n"
     "  (defaults: b = 1.5, m1 = m2 = 0.5, at rest, npoints 24,24,12; precollapsed lapse psi^-2)\n"
+    "  or an exact solution: --initial-data FILE.tn|FILE.so --initial-params p1,p2,...: the fixture's\n"
+    "  init grid kernel gives alpha and gamma_ij on Cartesian x, y, z (K_ij from a Kij buffer if it\n"
+    "  writes one, else 0); --track x,y,z (repeatable) tracks and excises points such as punctures\n"
     "evolution:\n"
     "  --order P            finite-difference order of the built BSSN and constraint modules (2, 4, 6; default 4)\n"
     "  --module FILE.so     evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)\n"
+    "  --fixture FILE.tn    evolution fixture, compiled now (BSSN variables, params eta, slicing,\n"
+    "                       shift_driver, ko_sigma, shift_advect as fixtures/gr/bssn_evolution_3d.tn)\n"
     "  --constraints-module FILE.so   ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)\n"
     "  --grid N             points per side, cell-centred (default 48); --extent L: the cube [-L, L]^3 (default 6)\n"
     "  --ghost W            ghost width (default: the kernel's stencil radius)\n"
@@ -49,7 +58,10 @@ struct Options {
   physics::TwoPunctureParameters punctures;
   physics::TwoPunctureOptions solver;
   int order = 4;
-  std::string module, constraintsModule;
+  std::string module, constraintsModule, fixture, initialData;
+  std::vector<double> initialParams;
+  std::vector<std::array<double, 3>> tracks;
+  bool tracksGiven = false;
   long grid = 48;
   double extent = 6, finalTime = 1, cfl = 0.25, eta = 2, koSigma = 0.1, excision = -1;
   int ghost = 0;
@@ -91,6 +103,17 @@ Options parse(int argc, char **argv) {
         throw UsageError("--order must be 2, 4 or 6");
     } else if (arg == "--module") o.module = v;
     else if (arg == "--constraints-module") o.constraintsModule = v;
+    else if (arg == "--fixture") o.fixture = v;
+    else if (arg == "--initial-data") o.initialData = v == "two-punctures" ? "" : v;
+    else if (arg == "--initial-params") {
+      o.initialParams.clear();
+      std::stringstream ss(v);
+      for (std::string item; std::getline(ss, item, ',');)
+        o.initialParams.push_back(parseNumber(arg, item));
+    } else if (arg == "--track") {
+      o.tracks.push_back(vec3(arg, v));
+      o.tracksGiven = true;
+    }
     else if (arg == "--grid") o.grid = parseInteger(arg, v, 1, 100000);
     else if (arg == "--extent") o.extent = parseNumber(arg, v);
     else if (arg == "--ghost") o.ghost = static_cast<int>(parseInteger(arg, v, 1, 64));
@@ -128,8 +151,12 @@ Options parse(int argc, char **argv) {
     throw UsageError("--checkpoint needs --checkpoint-every K");
   if (o.checkpointEvery && o.checkpoint.empty())
     throw UsageError("--checkpoint-every needs --checkpoint FILE.h5");
+  if (!o.fixture.empty() && !o.module.empty())
+    throw UsageError("give --module or --fixture, not both");
   if (o.excision < 0)
-    o.excision = std::max(o.punctures.m1, o.punctures.m2);
+    o.excision = o.initialData.empty() ? std::max(o.punctures.m1, o.punctures.m2) : 0.5;
+  if (!o.tracksGiven && o.initialData.empty())
+    o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
   return o;
 }
 
@@ -167,15 +194,150 @@ void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime:
     }
 }
 
+/// Modules named on the command line: a .so is loaded as it is; a .tn fixture is compiled once,
+/// on rank 0, into a scratch folder every rank reads (the ranks share a file system), removed
+/// at exit. Collective: a compile error reaches every rank.
+class ModuleLoader {
+public:
+  ModuleLoader(MPI_Comm comm, int rank) : comm_(comm), rank_(rank) {}
+  ~ModuleLoader() {
+    if (rank_ == 0 && !scratch_.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove_all(scratch_, ignored);
+    }
+  }
+  std::unique_ptr<tensorium_converge::Module> load(const std::string &source, const std::string &name) {
+    if (source.size() < 3 || source.substr(source.size() - 3) != ".tn")
+      return std::make_unique<tensorium_converge::Module>(source);
+    std::string path, error;
+    if (rank_ == 0) {
+      try {
+        if (scratch_.empty()) {
+          std::string pattern = (std::filesystem::temp_directory_path() / "tensorium-evolve-XXXXXX").string();
+          if (!mkdtemp(pattern.data()))
+            throw std::runtime_error("cannot create a scratch folder for compiled fixtures");
+          scratch_ = pattern;
+        }
+        path = compileFixtureModule(source, scratch_, name, TENSORIUM_EVOLVE_CC, TENSORIUM_EVOLVE_C_COMPILER,
+                                    TENSORIUM_EVOLVE_OPENMP_LIBRARY);
+      } catch (const std::exception &e) {
+        error = e.what();
+      }
+    }
+    broadcast(error);
+    if (!error.empty())
+      throw DistributedError(error);
+    broadcast(path);
+    return std::make_unique<tensorium_converge::Module>(path);
+  }
+
+private:
+  void broadcast(std::string &text) const {
+    long length = static_cast<long>(text.size());
+    MPI_Bcast(&length, 1, MPI_LONG, 0, comm_);
+    text.resize(static_cast<size_t>(length));
+    MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
+  }
+  MPI_Comm comm_;
+  int rank_;
+  std::string scratch_;
+};
+
+/// BSSN variables from an exact-solution fixture's init grid kernel on the rank's ghosted box:
+/// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
+/// gamma_ij K / 3) (K_ij from a Kij buffer when the kernel writes one, else 0),
+/// Gammatilde^i = -d_j gammatilde^ij (fourth-order centred differences), beta = B = 0.
+void writeExactData(const tensorium_converge::Module &m, const std::vector<double> &params,
+                    runtime::UniformGridStorage &s, const DistributedGrid &g) {
+  const KernelModuleTables t = tablesOf(m);
+  const Box &b = g.ghosted();
+  runtime::GeneratedHostStorage init(t.tables, {b.extent[0], b.extent[1], b.extent[2]});
+  std::string symbol;
+  for (const runtime::KernelBinding &k : init.kernels())
+    if (k.kind == "init_grid_affine" || (symbol.empty() && k.kind == "init_grid_scf"))
+      symbol = k.symbol;
+  if (symbol.empty())
+    throw DistributedError("the initial-data module has no init grid kernel");
+  for (const char *name : {"x", "y", "z", "alpha", "gamma"})
+    if (!init.hasBuffer(name))
+      throw DistributedError(std::string("the initial-data module has no buffer '") + name +
+                             "' (Cartesian x, y, z in; alpha and gamma_ij out)");
+  if (params.size() != init.binding(symbol).paramCount)
+    throw DistributedError("the initial-data kernel takes " + std::to_string(init.binding(symbol).paramCount) +
+                           " parameters (--initial-params), got " + std::to_string(params.size()));
+  const size_t n = static_cast<size_t>(b.points());
+  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
+    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
+      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
+        const auto c = g.coordinate(i, j, k);
+        const size_t p = g.storageIndex(i, j, k);
+        init.buffer("x")[p] = c[0], init.buffer("y")[p] = c[1], init.buffer("z")[p] = c[2];
+      }
+  const auto &h = g.spec().spacing;
+  init.invoke(t.adapters, symbol, params, {h[0], h[1], h[2]});
+  const bool curved = init.hasBuffer("Kij") && init.bufferInfo("Kij").written;
+  std::span<const double> gamma = std::as_const(init).buffer("gamma"), alpha = std::as_const(init).buffer("alpha");
+  std::span<double> chi = s.buffer("chi"), gt = s.buffer("gammatilde"), K = s.buffer("K"), At = s.buffer("Atilde"),
+                    Gt = s.buffer("Gammatilde"), al = s.buffer("alpha"), gu = s.buffer("gammatildeU");
+  for (const char *name : {"beta", "B"})
+    std::fill(s.buffer(name).begin(), s.buffer(name).end(), 0.0);
+  std::fill(Gt.begin(), Gt.end(), 0.0);
+  for (size_t p = 0; p < n; ++p) {
+    auto m3 = [&](std::span<const double> a, int r, int c) { return a[static_cast<size_t>(3 * r + c) * n + p]; };
+    const double det = m3(gamma, 0, 0) * (m3(gamma, 1, 1) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 1)) -
+                       m3(gamma, 0, 1) * (m3(gamma, 1, 0) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 0)) +
+                       m3(gamma, 0, 2) * (m3(gamma, 1, 0) * m3(gamma, 2, 1) - m3(gamma, 1, 1) * m3(gamma, 2, 0));
+    chi[p] = std::cbrt(1 / det);
+    al[p] = alpha[p];
+    for (size_t c = 0; c < 9; ++c)
+      gt[c * n + p] = chi[p] * gamma[c * n + p];
+  }
+  computeInverseConformalMetric(s);
+  for (size_t p = 0; p < n; ++p) {
+    double trace = 0;
+    if (curved) {
+      std::span<const double> Kij = std::as_const(init).buffer("Kij");
+      for (size_t c = 0; c < 9; ++c)
+        trace += chi[p] * gu[c * n + p] * Kij[c * n + p]; // gamma^ij = chi gammatilde^ij
+      for (size_t c = 0; c < 9; ++c)
+        At[c * n + p] = chi[p] * (Kij[c * n + p] - gamma[c * n + p] * trace / 3);
+    } else {
+      for (size_t c = 0; c < 9; ++c)
+        At[c * n + p] = 0;
+    }
+    K[p] = trace;
+  }
+  const int64_t stride[3] = {b.extent[1] * b.extent[2], b.extent[2], 1};
+  for (int64_t i = b.begin[0] + 2; i < b.begin[0] + b.extent[0] - 2; ++i)
+    for (int64_t j = b.begin[1] + 2; j < b.begin[1] + b.extent[1] - 2; ++j)
+      for (int64_t k = b.begin[2] + 2; k < b.begin[2] + b.extent[2] - 2; ++k) {
+        const size_t p = g.storageIndex(i, j, k);
+        for (size_t a = 0; a < 3; ++a) {
+          double sum = 0;
+          for (size_t d = 0; d < 3; ++d) {
+            const double *u = gu.data() + (3 * a + d) * n + p;
+            const int64_t st = stride[d];
+            sum += (8 * (u[st] - u[-st]) - (u[2 * st] - u[-2 * st])) / (12 * h[d]);
+          }
+          Gt[a * n + p] = -sum;
+        }
+      }
+}
+
 int run(int argc, char **argv, int rank) {
   const Options o = parse(argc, argv);
   MPI_Comm comm = PETSC_COMM_WORLD;
   const std::string dir = TENSORIUM_EVOLVE_KERNEL_DIR;
   const std::string order = std::to_string(o.order);
-  tensorium_converge::Module evolution(o.module.empty() ? dir + "/libverify_bssn_o" + order + ".so" : o.module);
-  tensorium_converge::Module constraints(o.constraintsModule.empty() ? dir + "/libverify_constraints_o" + order + ".so"
-                                                                     : o.constraintsModule);
-  tensorium_converge::Module elliptic(dir + "/libverify_two_puncture_o0.so");
+  ModuleLoader loader(comm, rank);
+  const std::unique_ptr<tensorium_converge::Module> evolutionModule = loader.load(
+      !o.fixture.empty() ? o.fixture : !o.module.empty() ? o.module : dir + "/libverify_bssn_o" + order + ".so", "evolution");
+  const std::unique_ptr<tensorium_converge::Module> constraintsModule = loader.load(
+      o.constraintsModule.empty() ? dir + "/libverify_constraints_o" + order + ".so" : o.constraintsModule, "constraints");
+  const tensorium_converge::Module &evolution = *evolutionModule, &constraints = *constraintsModule;
+  const std::unique_ptr<tensorium_converge::Module> initialModule =
+      o.initialData.empty() ? loader.load(dir + "/libverify_two_puncture_o0.so", "two_punctures")
+                            : loader.load(o.initialData, "initial_data");
 
   DistributedEvolution::Options eo;
   eo.params = {o.eta, 1.0, 0.75, o.koSigma, 1.0}; // eta, 1+log slicing, Gamma-driver 3/4, KO, advected shift
@@ -193,17 +355,26 @@ int run(int argc, char **argv, int rank) {
   e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
   e.setPostStepHook(bssnAlgebraicConstraints());
 
-  PunctureTracker tracker({{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}});
+  PunctureTracker tracker(o.tracks);
   if (!o.restart.empty()) {
     CheckpointExtras extras = readCheckpoint(e, o.restart);
-    if (extras.values.size() != 6)
-      throw DistributedError("restart file '" + o.restart + "' has no puncture positions");
-    tracker = PunctureTracker({{extras.values[0], extras.values[1], extras.values[2]},
-                               {extras.values[3], extras.values[4], extras.values[5]}});
+    if (extras.values.size() != 3 * o.tracks.size())
+      throw DistributedError("restart file '" + o.restart + "' tracks " + std::to_string(extras.values.size() / 3) +
+                             " points, this run " + std::to_string(o.tracks.size()));
+    std::vector<std::array<double, 3>> positions;
+    for (size_t q = 0; q + 2 < extras.values.size(); q += 3)
+      positions.push_back({extras.values[q], extras.values[q + 1], extras.values[q + 2]});
+    tracker = PunctureTracker(positions);
     if (rank == 0)
       std::printf("restarted from %s at t = %.6f, step %ld\n", o.restart.c_str(), e.time(), e.stepNumber());
+  } else if (!o.initialData.empty()) {
+    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
+      writeExactData(*initialModule, o.initialParams, s, g);
+    });
+    if (rank == 0)
+      std::printf("initial data from %s\n", o.initialData.c_str());
   } else {
-    const tensorium_module_tables &t = elliptic.tables();
+    const tensorium_module_tables &t = initialModule->tables();
     if (t.spectral_kernel_count < 1)
       throw DistributedError("the two-puncture module has no spectral residual kernel");
     physics::TwoPunctureSolution solution = solveTwoPuncturesOnRoot(comm, &t.spectral_kernels[0], o.punctures, o.solver);
@@ -230,7 +401,10 @@ int run(int argc, char **argv, int rank) {
     csv.open(o.monitorFile);
     if (!csv)
       throw DistributedError("cannot write " + o.monitorFile);
-    csv << "time,step,L2_H,max_H,L2_M,max_M,x1,y1,z1,x2,y2,z2,wall_s\n";
+    csv << "time,step,L2_H,max_H,L2_M,max_M,wall_s";
+    for (size_t q = 1; q <= o.tracks.size(); ++q)
+      csv << ",x" << q << ",y" << q << ",z" << q;
+    csv << "\n";
   }
   auto excluded = [&](const std::array<double, 3> &x) {
     for (const auto &c : tracker.positions())
@@ -246,17 +420,21 @@ int run(int argc, char **argv, int rank) {
     const auto &p = tracker.positions();
     if (rank == 0) {
       const double rate = wall > 0 ? static_cast<double>(o.grid * o.grid * o.grid) * stepsDone / wall : 0;
-      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  wall %7.1f s  %.3g points/s  "
-                  "punctures (%.4f, %.4f, %.4f) (%.4f, %.4f, %.4f)\n",
-                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, wall, rate, p[0][0], p[0][1], p[0][2], p[1][0],
-                  p[1][1], p[1][2]);
+      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  wall %7.1f s  %.3g points/s%s",
+                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, wall, rate, p.empty() ? "\n" : "  punctures");
+      for (size_t q = 0; q < p.size(); ++q)
+        std::printf(" (%.4f, %.4f, %.4f)%s", p[q][0], p[q][1], p[q][2], q + 1 == p.size() ? "\n" : "");
       std::fflush(stdout);
       if (csv.is_open()) {
-        char row[400];
-        std::snprintf(row, sizeof row, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.10g,%.4f\n",
-                      e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, p[0][0], p[0][1], p[0][2], p[1][0], p[1][1],
-                      p[1][2], wall);
-        csv << row << std::flush;
+        char row[200];
+        std::snprintf(row, sizeof row, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.4f", e.time(), e.stepNumber(), c.l2H, c.maxH,
+                      c.l2M, c.maxM, wall);
+        csv << row;
+        for (const auto &x : p) {
+          std::snprintf(row, sizeof row, ",%.10g,%.10g,%.10g", x[0], x[1], x[2]);
+          csv << row;
+        }
+        csv << "\n" << std::flush;
       }
     }
     if (!std::isfinite(c.l2H) || !std::isfinite(c.maxH) || !std::isfinite(c.l2M))
