@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """compare_verify_ranks.py MPIEXEC VERIFY WORKDIR CASE ARGS...: runs a tensorium-verify case in
-one process and under MPIEXEC -n 2 and -n 3, and compares every number of the CSV reports: the
+one process and under MPIEXEC -n 2, 3 and 4, and compares every number of the CSV reports: the
 verdicts must agree, and norms and observed orders must agree to round-off (relative 1e-11 for
 norms, absolute 1e-8 for orders). Prints the largest differences."""
 import csv
@@ -28,7 +28,7 @@ def run(prefix, tag):
 status, verdicts, serial = run([], "serial")
 print(f"serial: exit {status}, {len(serial) - 1} rows, verdicts: {verdicts}")
 failed = False
-for n in (2, 3):
+for n in (2, 3, 4):
     s, v, rows = run([mpiexec, "--oversubscribe", "-n", str(n)], f"ranks{n}")
     worst_norm = worst_order = 0.0
     ok = s == status and v == verdicts and len(rows) == len(serial)

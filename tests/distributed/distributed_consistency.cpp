@@ -59,6 +59,46 @@ void fillStorage(runtime::UniformGridStorage &storage, const std::vector<Evolved
       }
 }
 
+/// Everything after T = 8 h / 8 with dt = h / 8, h / 16, h / 32 on one periodic grid: the
+/// differences between successive runs isolate the time-integration error, which must fall like
+/// dt^4 (RK4) or dt^3 (SSP-RK3).
+int temporalOrder(const KernelModuleTables &tables, TimeIntegrator integrator, int n) {
+  const double h = 1.0 / n, T = h;
+  std::vector<std::vector<double>> finals;
+  for (int refine = 0; refine < 3; ++refine) {
+    DistributedEvolution::Options o;
+    o.params = {2.0, 1.0, 0.75, 0.1, 1.0};
+    o.grid = {{n, n, n}, {0, 0, 0}, {h, h, h}, 0, Boundary::Periodic};
+    o.integrator = integrator;
+    DistributedEvolution e(PETSC_COMM_WORLD, tables, o);
+    const std::vector<EvolvedField> &fields = e.fields();
+    e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
+    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
+      const Box &b = g.ghosted();
+      fillStorage(s, fields, b.extent, [&](int64_t i, int64_t j, int64_t k) {
+        return g.coordinate(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
+      });
+    });
+    const long steps = 8L << refine;
+    e.advance(steps, T / static_cast<double>(steps));
+    finals.push_back(e.gatherOnRoot(e.state()));
+  }
+  int rank;
+  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  if (rank != 0)
+    return 0;
+  double d[2] = {0, 0};
+  for (size_t q = 0; q < finals[0].size(); ++q) {
+    d[0] = std::max(d[0], std::abs(finals[0][q] - finals[1][q]));
+    d[1] = std::max(d[1], std::abs(finals[1][q] - finals[2][q]));
+  }
+  const double observed = std::log2(d[0] / d[1]), expected = integrator == TimeIntegrator::RK4 ? 4 : 3;
+  const bool ok = std::abs(observed - expected) <= 0.3;
+  std::printf("%s: max |u(dt) - u(dt/2)| = %.3e, max |u(dt/2) - u(dt/4)| = %.3e, observed order %.3f (expected %g): %s\n",
+              integratorName(integrator), d[0], d[1], observed, expected, ok ? "PASS" : "FAIL");
+  return ok ? 0 : 1;
+}
+
 int run(int argc, char **argv) {
   std::string kind = "rhs", boundary = "periodic", out, reference, module = std::string(TENSORIUM_KERNEL_DIR) + "/libverify_bssn_o4.so";
   int n = 19, steps = 20;
@@ -77,6 +117,8 @@ int run(int argc, char **argv) {
   KernelModuleTables tables{{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count),
                              t.param_names, static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},
                             {t.adapters, static_cast<size_t>(t.adapter_count)}};
+  if (kind == "order")
+    return temporalOrder(tables, TimeIntegrator::RK4, n) | temporalOrder(tables, TimeIntegrator::SSPRK3, n);
   DistributedEvolution::Options o;
   o.params = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, slicing, shift_driver, ko_sigma, shift_advect
   const bool periodic = boundary == "periodic";
