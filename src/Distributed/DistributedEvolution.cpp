@@ -251,45 +251,43 @@ std::vector<double *> DistributedEvolution::componentPointers(bool derivatives) 
 // few enough (dof * kTile) for the TLB.
 namespace {
 constexpr int64_t kTile = 8;
+
+/// Calls visit(i, j, k0, kn) for every run of kn <= kTile z points of `box`, in tile order.
+template <typename Visit> void forEachTileRun(const Box &box, Visit visit) {
+  const int64_t iEnd = box.begin[0] + box.extent[0], kEnd = box.begin[2] + box.extent[2];
+  for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
+    for (int64_t i0 = box.begin[0]; i0 < iEnd; i0 += kTile)
+      for (int64_t k0 = box.begin[2]; k0 < kEnd; k0 += kTile)
+        for (int64_t i = i0; i < std::min(i0 + kTile, iEnd); ++i)
+          visit(i, j, k0, std::min(kTile, kEnd - k0));
 }
+} // namespace
 
 void DistributedEvolution::transposeIn(const double *local, const Box &box, const std::vector<double *> &component) {
   const Box &g = grid_->ghosted();
   const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(g.extent[0] * g.extent[1]) * dof;
-  const int64_t iEnd = box.begin[0] + box.extent[0], kEnd = box.begin[2] + box.extent[2];
-  for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
-    for (int64_t i0 = box.begin[0]; i0 < iEnd; i0 += kTile)
-      for (int64_t k0 = box.begin[2]; k0 < kEnd; k0 += kTile) {
-        const int64_t kn = std::min(kTile, kEnd - k0);
-        for (int64_t i = i0; i < std::min(i0 + kTile, iEnd); ++i) {
-          const double *src = local + grid_->localIndex(i, j, k0);
-          const size_t dst = grid_->storageIndex(i, j, k0);
-          for (int64_t kk = 0; kk < kn; ++kk, src += strideZ)
-            for (size_t d = 0; d < dof; ++d)
-              component[d][dst + static_cast<size_t>(kk)] = src[d];
-        }
-      }
+  forEachTileRun(box, [&](int64_t i, int64_t j, int64_t k0, int64_t kn) {
+    const double *src = local + grid_->localIndex(i, j, k0);
+    const size_t dst = grid_->storageIndex(i, j, k0);
+    for (int64_t kk = 0; kk < kn; ++kk, src += strideZ)
+      for (size_t d = 0; d < dof; ++d)
+        component[d][dst + static_cast<size_t>(kk)] = src[d];
+  });
 }
 
 void DistributedEvolution::transposeOut(double *global, const Box &box, const std::vector<double *> &component) {
   // `global` covers the owned box only, x-fastest.
   const Box &o = grid_->owned();
   const size_t dof = static_cast<size_t>(dof_), strideZ = static_cast<size_t>(o.extent[0] * o.extent[1]) * dof;
-  const int64_t iEnd = box.begin[0] + box.extent[0], kEnd = box.begin[2] + box.extent[2];
-  for (int64_t j = box.begin[1]; j < box.begin[1] + box.extent[1]; ++j)
-    for (int64_t i0 = box.begin[0]; i0 < iEnd; i0 += kTile)
-      for (int64_t k0 = box.begin[2]; k0 < kEnd; k0 += kTile) {
-        const int64_t kn = std::min(kTile, kEnd - k0);
-        for (int64_t i = i0; i < std::min(i0 + kTile, iEnd); ++i) {
-          double *dst = global + static_cast<size_t>(((k0 - o.begin[2]) * o.extent[1] + (j - o.begin[1])) * o.extent[0] +
-                                                     (i - o.begin[0])) *
-                                     dof;
-          const size_t src = grid_->storageIndex(i, j, k0);
-          for (int64_t kk = 0; kk < kn; ++kk, dst += strideZ)
-            for (size_t d = 0; d < dof; ++d)
-              dst[d] = component[d][src + static_cast<size_t>(kk)];
-        }
-      }
+  forEachTileRun(box, [&](int64_t i, int64_t j, int64_t k0, int64_t kn) {
+    double *dst = global + static_cast<size_t>(((k0 - o.begin[2]) * o.extent[1] + (j - o.begin[1])) * o.extent[0] +
+                                               (i - o.begin[0])) *
+                               dof;
+    const size_t src = grid_->storageIndex(i, j, k0);
+    for (int64_t kk = 0; kk < kn; ++kk, dst += strideZ)
+      for (size_t d = 0; d < dof; ++d)
+        dst[d] = component[d][src + static_cast<size_t>(kk)];
+  });
 }
 
 

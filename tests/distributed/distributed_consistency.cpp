@@ -59,6 +59,17 @@ void fillStorage(runtime::UniformGridStorage &storage, const std::vector<Evolved
       }
 }
 
+/// The BSSN inverse-metric hook and bssnData on every rank's ghosted box.
+void prepareSmoothData(DistributedEvolution &e) {
+  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
+  e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
+    const Box &b = g.ghosted();
+    fillStorage(s, e.fields(), b.extent, [&](int64_t i, int64_t j, int64_t k) {
+      return g.coordinate(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
+    });
+  });
+}
+
 /// Everything after T = 8 h / 8 with dt = h / 8, h / 16, h / 32 on one periodic grid: the
 /// differences between successive runs isolate the time-integration error, which must fall like
 /// dt^4 (RK4) or dt^3 (SSP-RK3).
@@ -71,14 +82,7 @@ int temporalOrder(const KernelModuleTables &tables, TimeIntegrator integrator, i
     o.grid = {{n, n, n}, {0, 0, 0}, {h, h, h}, 0, Boundary::Periodic};
     o.integrator = integrator;
     DistributedEvolution e(PETSC_COMM_WORLD, tables, o);
-    const std::vector<EvolvedField> &fields = e.fields();
-    e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
-    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
-      const Box &b = g.ghosted();
-      fillStorage(s, fields, b.extent, [&](int64_t i, int64_t j, int64_t k) {
-        return g.coordinate(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
-      });
-    });
+    prepareSmoothData(e);
     const long steps = 8L << refine;
     e.advance(steps, T / static_cast<double>(steps));
     finals.push_back(e.gatherOnRoot(e.state()));
@@ -128,13 +132,7 @@ int run(int argc, char **argv) {
   o.radiative.farValues = {{"chi", {1.0}}, {"alpha", {1.0}}, {"gammatilde", {1, 0, 0, 0, 1, 0, 0, 0, 1}}};
   DistributedEvolution e(PETSC_COMM_WORLD, tables, o);
   const std::vector<EvolvedField> &fields = e.fields();
-  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
-  e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
-    const Box &b = g.ghosted();
-    fillStorage(s, fields, b.extent, [&](int64_t i, int64_t j, int64_t k) {
-      return g.coordinate(b.begin[0] + i, b.begin[1] + j, b.begin[2] + k);
-    });
-  });
+  prepareSmoothData(e);
   if (e.grid().rank() == 0)
     std::printf("grid %d^3 %s, %d rank(s) as %dx%dx%d, ghost width %d, %d values per point\n", n, boundary.c_str(),
                 e.grid().size(), e.grid().ranksPerAxis()[0], e.grid().ranksPerAxis()[1], e.grid().ranksPerAxis()[2],
