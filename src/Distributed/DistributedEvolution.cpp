@@ -1,4 +1,5 @@
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
@@ -105,6 +106,35 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
   }
 
   grid_ = std::make_unique<DistributedGrid>(comm, options_.grid, dof_);
+  // Memory before allocating (docs/memory.md): PETSc's state and about 9 more global vectors
+  // of TSRK's RK4 work space per owned point; the ghosted local vector and the kernel storage
+  // (every buffer of the module) per ghosted point. Checked against the memory of each node
+  // for all of its ranks together, and refused on every rank when any node is short.
+  {
+    size_t storageComponents = 0;
+    for (const runtime::StorageBuffer &b : probe.buffers())
+      storageComponents += b.componentCount;
+    memoryEstimate_ = 8.0 * (10.0 * dof_ * static_cast<double>(grid_->owned().points()) +
+                             static_cast<double>(dof_ + storageComponents) * static_cast<double>(grid_->ghosted().points()));
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    double nodeEstimate = 0, available = runtime::availableMemoryBytes();
+    MPI_Allreduce(&memoryEstimate_, &nodeEstimate, 1, MPI_DOUBLE, MPI_SUM, node);
+    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, node);
+    MPI_Comm_free(&node);
+    int shortHere = nodeEstimate > available ? 1 : 0, shortAnywhere = 0;
+    MPI_Allreduce(&shortHere, &shortAnywhere, 1, MPI_INT, MPI_MAX, comm);
+    double worstEstimate = 0, worstAvailable = 0;
+    const double mine[2] = {shortHere ? nodeEstimate : 0.0, shortHere ? available : 0.0};
+    double theirs[2];
+    MPI_Allreduce(mine, theirs, 2, MPI_DOUBLE, MPI_MAX, comm);
+    worstEstimate = theirs[0], worstAvailable = theirs[1];
+    if (shortAnywhere)
+      throw runtime::InsufficientMemory("the evolution of a " + std::to_string(options_.grid.points[0]) + "x" +
+                                            std::to_string(options_.grid.points[1]) + "x" +
+                                            std::to_string(options_.grid.points[2]) + " grid (the ranks of one node)",
+                                        worstEstimate, worstAvailable);
+  }
   const Box &g = grid_->ghosted();
   storage_ = std::make_unique<runtime::GeneratedHostStorage>(t, runtime::GridShape{g.extent[0], g.extent[1], g.extent[2]});
   planBoundaries();

@@ -2,7 +2,10 @@
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
 #include "kernel_module.h"
+#include "output_paths.h"
 #include "two_puncture_study.h"
+#include "tensorium_mlir/Physics/TwoPunctures.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include "tensorium_mlir/Elliptic/SpectralNewton.h"
 
@@ -255,19 +258,23 @@ Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
   return solveAndMeasure(row, problem, U, exact);
 }
 
-std::vector<int> parseList(const std::string &text) {
+/// Three or more increasing resolutions (the range keeps n^3 in range; memory decides what runs).
+std::vector<int> parseResolutions(const std::string &text) {
   std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    char *end = nullptr;
-    long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end || v < 3 || v > 64)
-      throw std::invalid_argument("resolution '" + item + "' must be an integer between 3 and 64");
-    out.push_back(static_cast<int>(v));
-  }
-  if (out.size() < 3)
-    throw std::invalid_argument("give at least three resolutions");
+  for (long n : tensorium_cli::parseIntegers("--resolutions", text, 3, 100000, 3, 64))
+    out.push_back(static_cast<int>(n));
+  for (size_t i = 1; i < out.size(); ++i)
+    if (out[i] <= out[i - 1])
+      throw tensorium_cli::UsageError("--resolutions must increase, got '" + text + "'");
   return out;
+}
+
+/// Peak memory of a manufactured-solution solve at the largest resolution (docs/memory.md): the
+/// dense Newton path holds the Jacobian, its LU factors and a work copy (3 x unknowns^2 doubles);
+/// the preconditioned GMRES path about 2 kB per unknown, like the two-puncture solves.
+double manufacturedMemoryEstimate(int n, int unknownsPerPoint, int fourierPoints, bool dense) {
+  const double unknowns = static_cast<double>(n) * n * (fourierPoints ? fourierPoints : n) * unknownsPerPoint;
+  return 15e6 + (dense ? 3 * 8 * unknowns * unknowns : 2000 * unknowns);
 }
 
 int usage(const char *message) {
@@ -278,10 +285,11 @@ int usage(const char *message) {
                "                                            modal-laplacian-shift|mapped-fd-laplacian-shift|\n"
                "                                            mapped-fd-multigrid]\n"
                "                          [--plot FILE.png] [--progress] [--fourier-points N]\n"
-               "                          [--kernel-dir DIR]\n"
+               "                          [--kernel-dir DIR] [--memory-estimate]\n"
+               "Exit status: 0 pass, 1 fail or run error, 2 bad arguments or not enough memory.\n"
                "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
                "selects restarted GMRES with it as a right preconditioner.\n"
-               "suites: poisson, nonlinear-toy, lichnerowicz, two-field (manufactured solutions, n <= 40),\n"
+               "suites: poisson, nonlinear-toy, lichnerowicz, two-field (manufactured solutions),\n"
                "        two-puncture (boosted and spinning puncture data: successive-resolution\n"
                "        differences of the ADM masses and probe values; default resolutions 12,16,24,32,40;\n"
                "        --configuration boosted|spinning|both)\n";
@@ -301,12 +309,12 @@ int main(int argc, char **argv) {
   std::vector<int> resolutions{6, 8, 10, 12, 14};
   bool resolutionsGiven = false;
   std::string csv, plot, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
-  bool json = false;
+  bool json = false, memoryEstimateOnly = false;
   try {
     for (int i = 2; i < argc; ++i) {
       std::string arg = argv[i];
       if (arg == "--resolutions" && i + 1 < argc) {
-        resolutions = parseList(argv[++i]);
+        resolutions = parseResolutions(argv[++i]);
         resolutionsGiven = true;
       } else if (arg == "--configuration" && i + 1 < argc)
         configuration = argv[++i];
@@ -320,15 +328,21 @@ int main(int argc, char **argv) {
         json = true;
       else if (arg == "--progress")
         gSolver.progress = true;
-      else if (arg == "--fourier-points" && i + 1 < argc) {
-        std::vector<int> one = parseList(std::string(argv[++i]) + ",3,3");
-        gSolver.fourierPoints = one[0];
-      }
+      else if (arg == "--fourier-points" && i + 1 < argc)
+        gSolver.fourierPoints = static_cast<int>(tensorium_cli::parseInteger("--fourier-points", argv[++i], 1, 100000));
+      else if (arg == "--memory-estimate")
+        memoryEstimateOnly = true;
       else if (arg == "--preconditioner" && i + 1 < argc)
         gSolver.preconditioner = parsePreconditioner(argv[++i]);
       else
         return usage(("unknown or incomplete option '" + arg + "'").c_str());
     }
+    if (!plot.empty())
+      tensorium_cli::requireWritableOutput("--plot", plot);
+    if (!plot.empty() && csv.empty())
+      csv = plot + ".csv";
+    if (!csv.empty())
+      tensorium_cli::requireWritableOutput("--csv", csv);
   } catch (const std::exception &e) {
     return usage(e.what());
   }
@@ -346,11 +360,22 @@ int main(int argc, char **argv) {
       return usage("--plot draws manufactured-solution errors; use --csv for the two-puncture study");
     if (configuration != "boosted" && configuration != "spinning" && configuration != "both")
       return usage(("unknown configuration '" + configuration + "' (boosted, spinning, both)").c_str());
+    physics::TwoPunctureOptions largest;
+    largest.nA = largest.nB = study.resolutions.back();
+    largest.nPhi = study.fourierPoints ? study.fourierPoints : std::max(4, 2 * ((largest.nA / 2 + 1) / 2));
+    const double estimate = physics::twoPunctureMemoryEstimate(largest);
+    if (memoryEstimateOnly) {
+      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      return 0;
+    }
+    try {
+      runtime::requireMemory("the two-puncture study at n = " + std::to_string(largest.nA), estimate);
+    } catch (const runtime::InsufficientMemory &e) {
+      std::cerr << "tensorium-converge: error: " << e.what() << "\n";
+      return 2;
+    }
     return runTwoPunctureStudy(study);
   }
-  for (int n : resolutions)
-    if (n > 40)
-      return usage("manufactured-solution suites take resolutions up to 40");
   const Manufactured *suite = nullptr;
   std::vector<Manufactured> all = suites();
   for (const Manufactured &m : all)
@@ -358,6 +383,24 @@ int main(int argc, char **argv) {
       suite = &m;
   if (!suite)
     return usage(("unknown suite '" + suiteName + "'").c_str());
+  {
+    const int unknownsPerPoint = suite->unknowns.empty() ? 1 : static_cast<int>(suite->unknowns.size());
+    const bool dense = gSolver.preconditioner == elliptic::SpectralPreconditionerKind::None;
+    const double estimate =
+        manufacturedMemoryEstimate(resolutions.back(), unknownsPerPoint, gSolver.fourierPoints, dense);
+    if (memoryEstimateOnly) {
+      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      return 0;
+    }
+    try {
+      runtime::requireMemory("suite " + suiteName + " at n = " + std::to_string(resolutions.back()) +
+                                 (dense ? " with the dense Jacobian (give --preconditioner for GMRES)" : ""),
+                             estimate);
+    } catch (const runtime::InsufficientMemory &e) {
+      std::cerr << "tensorium-converge: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
 
   std::vector<Row> rows;
   try {
@@ -439,24 +482,24 @@ int main(int argc, char **argv) {
   } else {
     std::cout << table.str();
   }
-  if (!plot.empty() && csv.empty())
-    csv = plot + ".csv";
   if (!csv.empty()) {
-    std::ofstream out(csv);
+    std::ostringstream out;
     out << "n,unknowns,max_error,residual,newton,krylov,seconds,peak_kb,status\n";
     for (const Row &r : rows)
       out << r.n << ',' << r.unknowns << ',' << r.error << ',' << r.residual << ',' << r.newton << ',' << r.krylov << ','
           << r.seconds << ',' << r.peakKB << ',' << r.status << '\n';
-    if (!out) {
+    if (!tensorium_cli::writeFileAtomically(csv, out.str())) {
       std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
       return 1;
     }
   }
   if (!plot.empty()) {
     // matplotlib from Debian (python3-matplotlib), Agg backend, through the system interpreter.
+    const std::string partial = tensorium_cli::partialName(plot);
     std::string command = std::string("'") + TENSORIUM_PLOT_PYTHON + "' '" + TENSORIUM_PLOT_SCRIPT + "' '" + csv +
-                          "' '" + plot + "' '" + suite->name + "'";
-    if (std::system(command.c_str()) != 0) {
+                          "' '" + partial + "' '" + suite->name + "'";
+    if (std::system(command.c_str()) != 0 || std::rename(partial.c_str(), plot.c_str()) != 0) {
+      std::remove(partial.c_str());
       std::cerr << "tensorium-converge: error: plotting failed (needs " << TENSORIUM_PLOT_PYTHON
                 << " with matplotlib: apt-get install python3-matplotlib)\n";
       return 1;

@@ -1,4 +1,5 @@
 #include "two_puncture_study.h"
+#include "output_paths.h"
 
 #include "kernel_module.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
@@ -199,9 +200,7 @@ int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
   jsonOut << "], \"pass\": " << (allPass ? "true" : "false") << "}\n";
   std::cout << (options.json ? jsonOut.str() : table.str());
   if (!options.csv.empty()) {
-    std::ofstream out(options.csv);
-    out << csvOut.str();
-    if (!out) {
+    if (!tensorium_cli::writeFileAtomically(options.csv, csvOut.str())) {
       std::cerr << "tensorium-converge: error: cannot write '" << options.csv << "'\n";
       return 1;
     }

@@ -3,6 +3,7 @@
 // puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
 #include "cli_numbers.h"
 #include "fixture_module.h"
+#include "output_paths.h"
 #include "kernel_module.h"
 
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
@@ -10,6 +11,7 @@
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include <chrono>
 #include <cmath>
@@ -52,7 +54,7 @@ const char *kUsage =
     "  --monitor-every K    progress line every K steps (default 1); --monitor-file FILE.csv\n"
     "  --output FILE.h5 --output-every K   snapshots (state, XDMF index FILE.xmf)\n"
     "  --checkpoint FILE.h5 --checkpoint-every K   checkpoints; --restart FILE.h5 continues one\n"
-    "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments.\n";
+    "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments or not enough memory.\n";
 
 struct Options {
   physics::TwoPunctureParameters punctures;
@@ -155,6 +157,13 @@ Options parse(int argc, char **argv) {
     throw UsageError("give --module or --fixture, not both");
   if (o.excision < 0)
     o.excision = o.initialData.empty() ? std::max(o.punctures.m1, o.punctures.m2) : 0.5;
+  // Outputs are checked before any work; they are created only after every input was checked.
+  if (!o.output.empty())
+    requireWritableOutput("--output", o.output);
+  if (!o.checkpoint.empty())
+    requireWritableOutput("--checkpoint", o.checkpoint);
+  if (!o.monitorFile.empty())
+    requireWritableOutput("--monitor-file", o.monitorFile);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
   return o;
@@ -387,6 +396,9 @@ int run(int argc, char **argv, int rank) {
   const long lastStep = static_cast<long>(std::ceil(o.finalTime / dt - 1e-9));
   if (rank == 0) {
     const auto p = e.grid().ranksPerAxis();
+    // Process, engine and constraint storage (29 values per ghosted point) of rank 0.
+    const double memory = 25e6 + e.memoryEstimate() + 8.0 * 29 * static_cast<double>(e.grid().ghosted().points());
+    std::printf("estimated peak memory: %.0f bytes (rank 0)\n", memory);
     std::printf("grid %ld^3 on [-%g, %g]^3, h = %.5f, dt = %.5f, %ld steps to t = %g; %d rank(s) as %dx%dx%d, ghost %d, "
                 "%s, %d values per point\n",
                 o.grid, o.extent, o.extent, h, dt, lastStep, o.finalTime, e.grid().size(), p[0], p[1], p[2],
@@ -501,6 +513,10 @@ int main(int argc, char **argv) {
   } catch (const UsageError &e) {
     if (rank == 0)
       std::fprintf(stderr, "tensorium-evolve: error: %s\n(see --help)\n", e.what());
+    status = 2;
+  } catch (const tensorium_mlir::runtime::InsufficientMemory &e) {
+    if (rank == 0)
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n", e.what());
     status = 2;
   } catch (const std::exception &e) {
     if (rank == 0)

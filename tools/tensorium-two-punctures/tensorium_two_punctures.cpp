@@ -4,6 +4,7 @@
 #include "cli_numbers.h"
 
 #include "tensorium_mlir/Physics/TwoPunctures.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include <chrono>
 #include <cmath>
@@ -24,14 +25,14 @@ const char *kUsage =
     "usage: tensorium-two-punctures [--b B] [--m1 M] [--m2 M] [--p1 x,y,z] [--p2 x,y,z]\n"
     "                               [--s1 x,y,z] [--s2 x,y,z] [--npoints nA,nB,nphi]\n"
     "                               [--tolerance T] [--probe x,y,z]... [--target-masses M1,M2]\n"
-    "                               [--preconditioner NAME] [--json] [--quiet]\n"
+    "                               [--preconditioner NAME] [--json] [--quiet] [--memory-estimate]\n"
     "Punctures sit at (+b, 0, 0) (puncture 1) and (-b, 0, 0) (puncture 2); p and s are the\n"
     "Bowen-York momentum and spin of each. Defaults: b = 1, m1 = m2 = 0.5, no momentum or spin,\n"
     "npoints 24,24,12, tolerance 1e-12 on the residual weighted to logical units.\n"
     "--preconditioner picks the GMRES preconditioner (default fourier-mode-fd; also none,\n"
     "diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift, mapped-fd-laplacian-shift,\n"
     "mapped-fd-multigrid).\n"
-    "--target-masses searches bare masses whose per-puncture ADM masses match.\n"
+    "--target-masses searches bare masses whose per-puncture ADM masses match to 1e-10 relative.\n"
     "Progress goes to stderr (--quiet silences it); results to stdout. Exit status: 0 solved,\n"
     "1 solver failure, 2 bad arguments.\n";
 
@@ -51,7 +52,7 @@ int main(int argc, char **argv) {
   options.nA = options.nB = 24;
   options.nPhi = 12;
   std::vector<std::array<double, 3>> probes;
-  bool asJson = false, quiet = false, targetsGiven = false;
+  bool asJson = false, quiet = false, targetsGiven = false, memoryEstimateOnly = false;
   std::array<double, 2> targets{};
   try {
     for (int i = 1; i < argc; ++i) {
@@ -66,6 +67,10 @@ int main(int argc, char **argv) {
       }
       if (arg == "--quiet") {
         quiet = true;
+        continue;
+      }
+      if (arg == "--memory-estimate") {
+        memoryEstimateOnly = true;
         continue;
       }
       if (i + 1 >= argc)
@@ -98,15 +103,13 @@ int main(int argc, char **argv) {
         if (!(options.newton.tolerance > 0))
           throw UsageError("--tolerance must be positive");
       } else if (arg == "--npoints") {
-        std::vector<double> n = parseNumbers(arg, value, 3);
-        for (double v : n)
-          if (v != std::floor(v) || v > 200)
-            throw UsageError("--npoints expects three integers up to 200, got '" + value + "'");
+        // The range only keeps products in double range; memory decides what runs.
+        std::vector<long> n = parseIntegers(arg, value, 1, 1000000, 3, 3);
+        if (n[0] < 4 || n[1] < 4)
+          throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + value + "'");
         options.nA = static_cast<int>(n[0]);
         options.nB = static_cast<int>(n[1]);
         options.nPhi = static_cast<int>(n[2]);
-        if (options.nA < 4 || options.nB < 4 || options.nPhi < 1)
-          throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + value + "'");
       } else if (arg == "--target-masses") {
         std::vector<double> t = parseNumbers(arg, value, 2);
         if (!(t[0] > 0) || !(t[1] > 0))
@@ -123,6 +126,19 @@ int main(int argc, char **argv) {
       throw UsageError("bare masses --m1 and --m2 must be positive");
   } catch (const UsageError &e) {
     std::cerr << "tensorium-two-punctures: error: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  const double estimate = physics::twoPunctureMemoryEstimate(options);
+  if (memoryEstimateOnly) {
+    std::printf("estimated peak memory: %.0f bytes\n", estimate);
+    return 0;
+  }
+  try {
+    runtime::requireMemory("a solve at --npoints " + std::to_string(options.nA) + "," + std::to_string(options.nB) + "," +
+                               std::to_string(options.nPhi),
+                           estimate);
+  } catch (const runtime::InsufficientMemory &e) {
+    std::cerr << "tensorium-two-punctures: error: " << e.what() << "\n";
     return 2;
   }
 
@@ -158,6 +174,7 @@ int main(int argc, char **argv) {
                 << json(masses[1]) << "], \"residual_rms\": " << json(r.residualNorm)
                 << ", \"raw_residual_rms\": " << json(raw[0]) << ", \"raw_residual_max\": " << json(raw[1])
                 << ", \"newton_iterations\": " << r.iterations << ", \"krylov_iterations\": " << r.krylovIterations
+                << ", \"no_iterations_needed\": " << (r.iterations == 0 ? "true" : "false")
                 << ", \"bare_mass_iterations\": " << bareIterations << ", \"seconds\": " << json(seconds)
                 << ", \"probes\": [";
       for (size_t i = 0; i < probes.size(); ++i)
@@ -169,7 +186,12 @@ int main(int argc, char **argv) {
       std::printf("two punctures: b = %.10g, bare masses m1 = %.15g, m2 = %.15g\n", params.b, params.m1, params.m2);
       std::printf("grid: %d x %d Chebyshev-Gauss (A, B) x %d Fourier (phi) = %zu unknowns\n", options.nA, options.nB,
                   options.nPhi, s.grid().size());
-      std::printf("solve: %d Newton, %d Krylov iterations, %.3f s\n", r.iterations, r.krylovIterations, seconds);
+      if (r.iterations == 0)
+        std::printf("solve: no iterations needed: the initial guess already meets the tolerance %.3g (weighted "
+                    "residual %.3e), %.3f s\n",
+                    options.newton.tolerance, r.residualNorm, seconds);
+      else
+        std::printf("solve: %d Newton, %d Krylov iterations, %.3f s\n", r.iterations, r.krylovIterations, seconds);
       std::printf("residual: weighted RMS %.3e; unweighted RMS %.3e, max %.3e\n", r.residualNorm, raw[0], raw[1]);
       std::printf("ADM mass: %.15f\n", s.admMass());
       std::printf("puncture ADM masses: M1 = %.15f, M2 = %.15f\n", masses[0], masses[1]);

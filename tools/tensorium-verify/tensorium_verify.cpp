@@ -6,12 +6,14 @@
 // unchanged under mpirun: each rank handles its part of every grid, norms are MPI reductions,
 // and rank 0 reports.
 #include "kernel_module.h"
+#include "output_paths.h"
 
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include <chrono>
 #include <cmath>
@@ -354,6 +356,11 @@ struct Report {
 /// spacings within 0.3 of the finite-difference order, for H and for |M| when M is not at
 /// round-off.
 void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, int expected, Report &report) {
+  // No verdict from NaN: a non-finite norm is a run error.
+  for (const ConvergenceRow &r : rows)
+    if (!std::isfinite(r.c.H.l2) || !std::isfinite(r.c.H.max) || !std::isfinite(r.c.M.l2) || !std::isfinite(r.c.M.max))
+      throw std::runtime_error(what + ": a constraint norm is not finite at n = " + std::to_string(r.n) +
+                               " (the data are singular at a weighted point or its stencil)");
   for (size_t k = 1; k < rows.size(); ++k) {
     rows[k].orderH = observedOrder(rows[k - 1].c.H.l2, rows[k].c.H.l2, rows[k - 1].h, rows[k].h);
     rows[k].orderM = observedOrder(rows[k - 1].c.M.l2, rows[k].c.M.l2, rows[k - 1].h, rows[k].h);
@@ -442,11 +449,23 @@ BSSNState handoffState(const Grid &g, const physics::TwoPunctureSolution &soluti
   return s;
 }
 
-struct HandoffCase {
-  std::string description;
-  std::function<BSSNState(const Grid &)> state;
+struct HandoffGeometry {
   PunctureSet punctures;
   double L = 2.5, box = 1.8, excision = 0.5;
+};
+
+/// Domain, norm box, punctures and excision radius of each constraint case.
+HandoffGeometry handoffGeometry(const std::string &name) {
+  HandoffGeometry g;
+  g.punctures = name == "schwarzschild-isotropic" ? PunctureSet{{{0, 0, 0}}} : PunctureSet{{{1.0, 0, 0}, {-1.0, 0, 0}}};
+  if (name == "schwarzschild-isotropic")
+    g.excision = 0.8;
+  return g;
+}
+
+struct HandoffCase : HandoffGeometry {
+  std::string description;
+  std::function<BSSNState(const Grid &)> state;
 };
 
 int runHandoffCase(const HandoffCase &c, const Options &o, Report &report) {
@@ -481,13 +500,17 @@ int runHandoffCase(const HandoffCase &c, const Options &o, Report &report) {
   return 0;
 }
 
-/// Solved once on rank 0; every rank receives the collocation values.
-physics::TwoPunctureSolution solvePunctures(const physics::TwoPunctureParameters &p) {
-  const tensorium_module_tables &t = moduleFor("two_puncture", 0).module->tables();
+physics::TwoPunctureOptions solverOptions() {
   physics::TwoPunctureOptions options;
   options.nA = options.nB = 28;
   options.nPhi = 14;
-  physics::TwoPunctureSolution s = distributed::solveTwoPuncturesOnRoot(gComm, &t.spectral_kernels[0], p, options);
+  return options;
+}
+
+/// Solved once on rank 0; every rank receives the collocation values.
+physics::TwoPunctureSolution solvePunctures(const physics::TwoPunctureParameters &p) {
+  const tensorium_module_tables &t = moduleFor("two_puncture", 0).module->tables();
+  physics::TwoPunctureSolution s = distributed::solveTwoPuncturesOnRoot(gComm, &t.spectral_kernels[0], p, solverOptions());
   if (gRank == 0)
     std::fprintf(stderr, "  two-puncture solve: %d Newton, %d Krylov iterations, M_ADM = %.12f\n", s.result().iterations,
                  s.result().krylovIterations, s.admMass());
@@ -713,6 +736,9 @@ int runKasner(const Options &o, Report &report) {
             error = std::max(error, std::abs(end.Gammatilde[c * N + p] - exact.Gammatilde[c * N + p]));
         }
       error = allMax(error);
+      if (!std::isfinite(error))
+        throw std::runtime_error("the Kasner evolution became non-finite at order " + std::to_string(order) + ", n = " +
+                                 std::to_string(n));
       ConstraintNorms c1 = evaluateConstraints(g, toADM(end), order, interior);
       const double p = series.add(error, g.h[0]);
       std::snprintf(line, sizeof line, "%6d %5d %9.5f %7d %14.4e %8.3f %14.4e %14.4e\n", order, n, g.h[0], steps, error, p,
@@ -1006,25 +1032,77 @@ void schwarzschildSpherical(const Options &o, Report &report, double M) {
 
 // ------------------------------------------------------------------ driver
 
-std::vector<int> parseInts(const std::string &text, const char *what, int lo, int hi) {
-  std::vector<int> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    char *end = nullptr;
-    long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end || v < lo || v > hi)
-      throw std::invalid_argument(std::string(what) + " '" + item + "' must be an integer in [" + std::to_string(lo) +
-                                  ", " + std::to_string(hi) + "]");
-    out.push_back(static_cast<int>(v));
+/// Peak memory of a case at its largest resolution (all ranks together), from the measured
+/// per-point costs in docs/memory.md: constraint cases keep the BSSN state, the ADM fields, the
+/// mask and the constraint kernel's storage per point; the Schwarzschild case adds the BSSN
+/// right-hand side on the distributed engine; evolutions keep PETSc's state, RK4 stages, the
+/// ghosted local vector and the kernel storage per ghosted point.
+double memoryEstimate(const std::string &name, const std::vector<int> &resolutions, const std::vector<int> &orders) {
+  const double n = *std::max_element(resolutions.begin(), resolutions.end());
+  const int order = *std::max_element(orders.begin(), orders.end());
+  if (name == "kasner-evolution" || name == "flat-evolution") {
+    const double ghosted = n + 2 * (order / 2 + 1);
+    return 35e6 + 3500 * ghosted * ghosted * ghosted;
   }
-  return out;
+  if (name == "schwarzschild-isotropic")
+    return 65e6 + 1700 * n * n * n;
+  const double solve = name.rfind("two-puncture", 0) == 0 ? physics::twoPunctureMemoryEstimate(solverOptions()) : 0;
+  return 55e6 + 710 * n * n * n + solve;
+}
+
+/// Before any work: every resolution of a constraint case leaves points in the norm region, and
+/// no stencil of a weighted point reaches a puncture that sits on a grid point (the data are
+/// singular there). Throws UsageError naming the resolution.
+void checkNormRegions(const std::string &name, const std::vector<int> &resolutions, const std::vector<int> &orders) {
+  if (name == "kasner-evolution" || name == "flat-evolution")
+    return;
+  const HandoffGeometry geometry = handoffGeometry(name);
+  const int order = *std::max_element(orders.begin(), orders.end());
+  for (int n : resolutions) {
+    const Grid g = cube(n, geometry.L);
+    const double h = g.h[0], reach = (order / 2) * h * std::sqrt(3.0);
+    // Points strictly inside the box taper along one axis; the region needs one per axis and a
+    // box point outside every excision ball (the outermost box points are the farthest).
+    std::vector<double> inside;
+    for (int i = 0; i < n; ++i)
+      if (std::abs(g.at(i, 0, 0)[0]) < geometry.box)
+        inside.push_back(g.at(i, 0, 0)[0]);
+    bool found = false;
+    if (!inside.empty())
+      for (double x : {inside.front(), inside.back()})
+        for (double y : {inside.front(), inside.back()})
+          for (double z : {inside.front(), inside.back()}) {
+            bool outside = true;
+            for (const auto &c : geometry.punctures.centres)
+              outside = outside && std::hypot(x - c[0], y - c[1], z - c[2]) > geometry.excision;
+            found = found || outside;
+          }
+    if (!found)
+      throw tensorium_cli::UsageError("resolution " + std::to_string(n) + " leaves no grid point in the norm region (|x|, |y|, |z| < " +
+                                      std::to_string(geometry.box) + " outside radius " +
+                                      std::to_string(geometry.excision) + " of the punctures)");
+    for (const auto &c : geometry.punctures.centres) {
+      bool onGrid = true;
+      for (int a = 0; a < 3; ++a) {
+        const double s = (c[a] - g.lo[a]) / h;
+        onGrid = onGrid && std::abs(s - std::round(s)) < 1e-9;
+      }
+      if (onGrid && reach >= geometry.excision)
+        throw tensorium_cli::UsageError(
+            "resolution " + std::to_string(n) + " puts a grid point on the puncture at (" + std::to_string(c[0]) + ", " +
+            std::to_string(c[1]) + ", " + std::to_string(c[2]) + ") and order-" + std::to_string(order) +
+            " stencils of weighted points reach it (h = " + std::to_string(h) + "): choose another resolution");
+    }
+  }
 }
 
 const char *kUsage = "usage: tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
                      "                        [--json] [--kernel-dir DIR]\n"
                      "cases: two-puncture-boosted, two-puncture-spinning, brill-lindquist, schwarzschild-isotropic,\n"
                      "       kasner-evolution, flat-evolution\n"
-                     "Exit status: 0 every verdict passed, 1 a verdict failed or a run error, 2 bad arguments.\n";
+                     "                        [--memory-estimate]\n"
+                     "Exit status: 0 every verdict passed, 1 a verdict failed or a run error, 2 bad arguments,\n"
+                     "an empty norm region or not enough memory (checked before any work).\n";
 
 } // namespace
 
@@ -1064,6 +1142,7 @@ int run(int argc, char **argv) {
     return 0;
   }
   Options o;
+  bool memoryEstimateOnly = false;
   try {
     for (int i = 2; i < argc; ++i) {
       std::string arg = argv[i];
@@ -1071,16 +1150,25 @@ int run(int argc, char **argv) {
         o.json = true;
         continue;
       }
+      if (arg == "--memory-estimate") {
+        memoryEstimateOnly = true;
+        continue;
+      }
       if (i + 1 >= argc)
         throw std::invalid_argument("unknown option or missing value: '" + arg + "'");
       std::string value = argv[++i];
       if (arg == "--orders") {
-        o.orders = parseInts(value, "order", 2, 6);
-        for (int p : o.orders)
+        o.orders.clear();
+        for (long p : tensorium_cli::parseIntegers("--orders", value, 2, 6, 1, 3)) {
           if (p % 2)
             throw std::invalid_argument("orders are 2, 4 or 6");
+          o.orders.push_back(static_cast<int>(p));
+        }
       } else if (arg == "--resolutions") {
-        o.resolutions = parseInts(value, "resolution", 9, 257);
+        o.resolutions.clear();
+        // The range keeps n^3 in range; memory decides what runs.
+        for (long n : tensorium_cli::parseIntegers("--resolutions", value, 9, 2000, 1, 32))
+          o.resolutions.push_back(static_cast<int>(n));
       } else if (arg == "--csv")
         o.csv = value;
       else if (arg == "--plot")
@@ -1098,9 +1186,47 @@ int run(int argc, char **argv) {
     for (size_t i = 1; i < o.resolutions.size(); ++i)
       if (o.resolutions[i] <= o.resolutions[i - 1])
         throw std::invalid_argument("resolutions must increase");
+    if (!o.plot.empty())
+      tensorium_cli::requireWritableOutput("--plot", o.plot);
+    if (!o.plot.empty() && o.csv.empty())
+      o.csv = o.plot + ".csv";
+    if (!o.csv.empty())
+      tensorium_cli::requireWritableOutput("--csv", o.csv);
   } catch (const std::invalid_argument &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
     return 2;
+  }
+  // Before any work: the memory the largest resolution needs, and norm regions that hold points.
+  {
+    const bool knownCase = name == "two-puncture-boosted" || name == "two-puncture-spinning" ||
+                           name == "brill-lindquist" || name == "schwarzschild-isotropic" ||
+                           name == "kasner-evolution" || name == "flat-evolution";
+    if (!knownCase) {
+      std::cerr << "tensorium-verify: error: unknown case '" << name << "'\n" << kUsage;
+      return 2;
+    }
+    const std::vector<int> resolutions =
+        !o.resolutions.empty() ? o.resolutions
+        : name == "kasner-evolution" ? std::vector<int>{16, 24, 32}
+        : name == "flat-evolution"   ? std::vector<int>{24, 32}
+                                     : std::vector<int>{49, 65, 81};
+    const double estimate = memoryEstimate(name, resolutions, o.orders);
+    if (memoryEstimateOnly) {
+      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      return 0;
+    }
+    try {
+      // Rank 0's view of the machine decides for everybody (one answer on every rank).
+      double available = runtime::availableMemoryBytes();
+      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
+      if (!(estimate <= available))
+        throw runtime::InsufficientMemory("case " + name + " at resolution " + std::to_string(resolutions.back()),
+                                          estimate, available);
+      checkNormRegions(name, resolutions, o.orders);
+    } catch (const std::exception &e) {
+      std::cerr << "tensorium-verify: error: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   Report report;
@@ -1119,12 +1245,12 @@ int run(int argc, char **argv) {
         p.S1 = {0.0, 0.0, 0.2}, p.S2 = {0.0, 0.0, -0.1}, p.P1 = {0.0, 0.1, 0.0}, p.P2 = {0.0, -0.1, 0.0};
       auto solution = std::make_shared<physics::TwoPunctureSolution>(solvePunctures(p));
       HandoffCase c;
+      static_cast<HandoffGeometry &>(c) = handoffGeometry(name);
       c.description = name == "two-puncture-boosted"
                           ? "two punctures b = 1, m1 = m2 = 0.5, P1 = -P2 = (0, 0.2, 0); spectral solve 28 x 28 x 14"
                           : "two punctures b = 1, m1 = m2 = 0.5, P1 = -P2 = (0, 0.1, 0), S1 = (0, 0, 0.2), "
                             "S2 = (0, 0, -0.1); spectral solve 28 x 28 x 14";
       c.state = [solution](const Grid &g) { return handoffState(g, *solution); };
-      c.punctures = {{{1.0, 0, 0}, {-1.0, 0, 0}}};
       runHandoffCase(c, o, report);
     } else if (name == "brill-lindquist" || name == "schwarzschild-isotropic") {
       // The exact data come from the project's fixtures (generated init kernels); the closed
@@ -1136,6 +1262,7 @@ int run(int argc, char **argv) {
       };
       auto mismatch = std::make_shared<double>(0.0);
       HandoffCase c;
+      static_cast<HandoffGeometry &>(c) = handoffGeometry(name);
       c.description = bl ? "Brill-Lindquist data m1 = 0.5 at (1, 0, 0), m2 = 0.3 at (-1, 0, 0) from "
                            "fixtures/gr/brill_lindquist_3d.tn, K_ij = 0"
                          : "Schwarzschild M = 1 in isotropic Cartesian coordinates from "
@@ -1146,9 +1273,6 @@ int run(int argc, char **argv) {
         *mismatch = std::max(*mismatch, conformalFlatnessMismatch(g, e.adm, psi));
         return fromConformallyFlatADM(e);
       };
-      c.punctures = bl ? PunctureSet{{{1.0, 0, 0}, {-1.0, 0, 0}}} : PunctureSet{{{0, 0, 0}}};
-      if (!bl)
-        c.excision = 0.8;
       runHandoffCase(c, o, report);
       const bool agree = *mismatch <= 1e-13;
       report.text << "fixture metric against psi^4 delta_ij from the closed form: max relative mismatch "
@@ -1182,20 +1306,16 @@ int run(int argc, char **argv) {
   }
   if (gRank != 0)
     return report.pass ? 0 : 1;
-  if (!o.plot.empty() && o.csv.empty())
-    o.csv = o.plot + ".csv";
-  if (!o.csv.empty()) {
-    std::ofstream out(o.csv);
-    out << report.csv.str();
-    if (!out) {
-      std::cerr << "tensorium-verify: error: cannot write '" << o.csv << "'\n";
-      return 1;
-    }
+  if (!o.csv.empty() && !tensorium_cli::writeFileAtomically(o.csv, report.csv.str())) {
+    std::cerr << "tensorium-verify: error: cannot write '" << o.csv << "'\n";
+    return 1;
   }
   if (!o.plot.empty()) {
+    const std::string partial = tensorium_cli::partialName(o.plot);
     std::string command = std::string("'") + TENSORIUM_PLOT_PYTHON + "' '" + TENSORIUM_VERIFY_PLOT_SCRIPT + "' '" + o.csv +
-                          "' '" + o.plot + "' '" + name + "'";
-    if (std::system(command.c_str()) != 0) {
+                          "' '" + partial + "' '" + name + "'";
+    if (std::system(command.c_str()) != 0 || std::rename(partial.c_str(), o.plot.c_str()) != 0) {
+      std::remove(partial.c_str());
       std::cerr << "tensorium-verify: error: plotting failed (needs " << TENSORIUM_PLOT_PYTHON << " with matplotlib)\n";
       return 1;
     }

@@ -80,6 +80,9 @@ public:
   long stepNumber() const { return step_; }
   void setTime(double t, long step) { time_ = t, step_ = step; }
   const EvolutionTimers &timers() const { return timers_; }
+  /// Estimated peak bytes of this rank's engine (checked against the node's memory before
+  /// anything grid-sized was allocated; runtime::InsufficientMemory otherwise).
+  double memoryEstimate() const { return memoryEstimate_; }
   void resetTimers() { timers_ = {}; }
 
   /// `fill` writes the evolved fields at every point of the rank's ghosted box in storage();
@@ -122,6 +125,7 @@ private:
   StorageHook preRhs_;
   StateHook postStep_;
   EvolutionTimers timers_;
+  double memoryEstimate_ = 0;
   std::vector<double> farValues_, speeds_; // per dof
   /// Boundary work planned once: ghost points beyond a face and the face point each copies;
   /// owned points of the radiative layers with their geometry.

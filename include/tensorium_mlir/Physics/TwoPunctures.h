@@ -77,6 +77,11 @@ TwoPunctureSolution solveTwoPunctures(const tensorium_spectral_residual_kernel_d
                                       const TwoPunctureParameters &params, const TwoPunctureOptions &options,
                                       const elliptic::Vector *initialV = nullptr);
 
+/// Estimated peak memory of a solve at these resolutions, in bytes (a measured model,
+/// docs/memory.md). solveTwoPunctures throws runtime::InsufficientMemory before allocating when
+/// it exceeds the memory available.
+double twoPunctureMemoryEstimate(const TwoPunctureOptions &options);
+
 /// A solution computed elsewhere (e.g. on another MPI rank) from its collocation values v and
 /// solver result, without solving again; throws std::invalid_argument when v does not match
 /// the resolution in `options`.
@@ -92,7 +97,8 @@ struct BareMassSearch {
   std::string message;
 };
 
-/// Bare masses m1, m2 whose per-puncture ADM masses equal `targets` to `tolerance`: Newton on
+/// Bare masses m1, m2 whose per-puncture ADM masses equal `targets` to `tolerance` relative to
+/// each target (|M_n - target_n| <= tolerance target_n; tolerance in (0, 1)): Newton on
 /// the two masses with a finite-difference Jacobian, each evaluation a full solve started from
 /// the previous one. `params` supplies b, momenta, spins and the starting bare masses.
 BareMassSearch findBareMasses(const tensorium_spectral_residual_kernel_desc *kernel, const TwoPunctureParameters &params,

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Checks every tool's documented memory model (docs/memory.md) against the measured peak
+resident memory at three sizes: each tool prints its estimate (--memory-estimate, or the
+"estimated peak memory" line of tensorium-evolve), then runs for real, and the peak RSS of that
+process (wait4) must be within 25 % of the estimate.
+
+  python3 benchmarks/memory_model.py BUILD_DIR
+"""
+import os
+import re
+import subprocess
+import sys
+
+build = sys.argv[1]
+tool = lambda name: os.path.join(build, "bin", name)
+env = dict(os.environ, OMP_NUM_THREADS="1")
+momentum = ["--p1", "0,0.2,0", "--p2", "0,-0.2,0", "--quiet"]
+cases = [
+    ("tensorium-two-punctures", [tool("tensorium-two-punctures"), "--npoints", "40,40,20"] + momentum),
+    ("tensorium-two-punctures", [tool("tensorium-two-punctures"), "--npoints", "32,32,64"] + momentum),
+    ("tensorium-two-punctures", [tool("tensorium-two-punctures"), "--npoints", "64,64,32"] + momentum),
+    ("tensorium-verify", [tool("tensorium-verify"), "brill-lindquist", "--orders", "4", "--resolutions", "33,41,49"]),
+    ("tensorium-verify", [tool("tensorium-verify"), "brill-lindquist", "--orders", "4", "--resolutions", "49,65,81"]),
+    ("tensorium-verify", [tool("tensorium-verify"), "brill-lindquist", "--orders", "4", "--resolutions", "65,81,97"]),
+    ("tensorium-converge", [tool("tensorium-converge"), "poisson", "--resolutions", "6,8,12"]),
+    ("tensorium-converge", [tool("tensorium-converge"), "poisson", "--resolutions", "6,8,14"]),
+    ("tensorium-converge", [tool("tensorium-converge"), "poisson", "--resolutions", "6,8,16"]),
+    ("tensorium-evolve", [tool("tensorium-evolve"), "--grid", "32", "--npoints", "12,12,6", "--final-time", "0.01"]),
+    ("tensorium-evolve", [tool("tensorium-evolve"), "--grid", "48", "--npoints", "12,12,6", "--final-time", "0.01"]),
+    ("tensorium-evolve", [tool("tensorium-evolve"), "--grid", "64", "--npoints", "12,12,6", "--final-time", "0.01"]),
+]
+
+
+def peak_of(command):
+    """Runs `command`; returns (stdout, peak resident bytes, exit status)."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return out, usage.ru_maxrss * 1024, process.returncode
+
+
+failed = False
+print(f"{'tool':26} {'arguments':44} {'estimate MB':>12} {'peak MB':>9} {'ratio':>6}")
+for name, command in cases:
+    if name == "tensorium-evolve":
+        out, peak, status = peak_of(command)
+        estimate = float(re.search(r"estimated peak memory: (\d+)", out).group(1))
+    else:
+        out, _, _ = peak_of(command + ["--memory-estimate"])
+        estimate = float(re.search(r"estimated peak memory: (\d+)", out).group(1))
+        _, peak, status = peak_of(command)
+    ratio = peak / estimate
+    ok = abs(ratio - 1) <= 0.25 and status in (0, 1)
+    failed = failed or not ok
+    arguments = " ".join(a for a in command[1:] if a not in momentum)[:44]
+    print(f"{name:26} {arguments:44} {estimate / 1e6:12.1f} {peak / 1e6:9.1f} {ratio:6.2f} {'' if ok else 'FAIL'}")
+print("FAIL" if failed else "PASS: every peak within 25 % of its estimate")
+sys.exit(1 if failed else 0)
