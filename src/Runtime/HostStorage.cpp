@@ -1,4 +1,5 @@
 #include "tensorium_mlir/Runtime/HostStorage.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
@@ -54,6 +55,9 @@ void UniformGridStorage::build(const std::vector<PlannedKernel> &kernels, std::v
     offset += b.size;
     offset = (offset + 7) / 8 * 8 + 8 * ((++index * 5) % 61);
   }
+  requireMemory("kernel storage for " + std::to_string(shape.nx) + "x" + std::to_string(shape.ny) + "x" +
+                    std::to_string(shape.nz) + " points (" + std::to_string(buffers_.size()) + " buffers)",
+                8.0 * static_cast<double>(offset));
   arena_.assign(offset, 0.0);
 }
 

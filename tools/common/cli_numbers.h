@@ -47,7 +47,7 @@ inline bool decimalText(const std::string &text, bool integer) {
 /// A finite decimal number.
 inline double parseNumber(const std::string &option, const std::string &text) {
   if (!detail::decimalText(text, false))
-    throw UsageError(option + " expects a finite decimal number, got '" + text + "'");
+    throw UsageError(option + " expects a finite number, got '" + text + "'");
   errno = 0;
   char *end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
