@@ -268,14 +268,12 @@ size_t printDifference(const std::vector<std::string> &expected, const std::vect
 }
 
 bool compileToABI(const std::string &input, const codegen::CompileOptions &options, HostModuleABI &abi) {
-  std::ifstream in(input, std::ios::binary);
-  if (!in) {
-    std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << std::strerror(errno) << "\n";
+  std::string text, error;
+  if (!frontend::readSourceText(input, text, error)) {
+    std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << error << "\n";
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  frontend::SourceManager sources(input, ss.str());
+  frontend::SourceManager sources(input, text);
   frontend::DiagnosticEngine diags(sources, &std::cerr);
   frontend::Module module;
   if (!frontend::parseAndAnalyze(sources, diags, module) || !codegen::buildHostABI(module, options, diags, abi)) {
@@ -308,30 +306,52 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
     std::cout << manifest.str();
     return 0;
   }
-  std::ifstream committedFile(checkAgainst);
-  if (!committedFile) {
-    std::cerr << "Tensorium_abi_probe: error: cannot read manifest '" << checkAgainst << "'\n";
-    return 1;
+  // The committed manifest must be a readable regular file holding exactly one well-formed
+  // "abi_version N" line; anything else fails the gate (status 2) with the reason.
+  std::string committedText, error;
+  if (!frontend::readSourceText(checkAgainst, committedText, error)) {
+    std::cerr << "ABI gate: error: cannot read manifest '" << checkAgainst << "': " << error << "\n";
+    return 2;
   }
-  std::stringstream committed;
-  committed << committedFile.rdbuf();
-  if (committed.str() == manifest.str()) {
+  if (committedText == manifest.str()) {
     std::cout << "ABI gate: generated ABI matches " << checkAgainst << " (version " << kABIVersion << ")\n";
     return 0;
   }
-  std::vector<std::string> expected = splitLines(committed.str()), actual = splitLines(manifest.str());
+  std::vector<std::string> expected = splitLines(committedText), actual = splitLines(manifest.str());
   int64_t committedVersion = -1;
+  size_t versionLines = 0;
   for (const std::string &line : expected)
-    if (line.rfind("abi_version ", 0) == 0)
-      committedVersion = std::stoll(line.substr(12));
+    if (line.rfind("abi_version", 0) == 0) {
+      ++versionLines;
+      const std::string value = line.size() > 12 && line[11] == ' ' ? line.substr(12) : "";
+      const bool digits = !value.empty() && value.size() <= 9 &&
+                          value.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) {
+        std::cerr << "ABI gate: error: manifest '" << checkAgainst << "' has a malformed version line '" << line
+                  << "' (expected 'abi_version N', N a decimal integer)\n";
+        return 2;
+      }
+      committedVersion = std::stoll(value);
+    }
+  if (versionLines != 1) {
+    std::cerr << "ABI gate: error: manifest '" << checkAgainst << "' has " << versionLines
+              << " 'abi_version' lines (expected exactly one): it is empty, truncated or not an ABI manifest\n";
+    return 2;
+  }
+  if (committedVersion != kABIVersion) {
+    std::cerr << "ABI gate: the manifest records ABI version " << committedVersion << " but the compiler implements "
+              << kABIVersion << ": regenerate it with tools/update-abi-manifest.sh and commit it together with the "
+              << "version change\n";
+    return 1;
+  }
+  // The line-by-line difference is quadratic: only for manifests of a sane length.
+  if (expected.size() > 20000) {
+    std::cerr << "ABI gate: the generated ABI differs from " << checkAgainst << " (" << expected.size()
+              << " committed lines: too many to show the difference)\n";
+    return 1;
+  }
   std::ostringstream diff;
   size_t differences = printDifference(expected, actual, diff);
-  if (committedVersion != kABIVersion) {
-    std::cout << "ABI gate: the ABI version changed from " << committedVersion << " to " << kABIVersion
-              << "; regenerate the manifest with tools/update-abi-manifest.sh (" << differences
-              << " differing lines)\n";
-    return 0;
-  }
   std::cerr << "ABI gate: the generated ABI differs from " << checkAgainst << " but the ABI version is still "
             << kABIVersion << ".\n"
             << "Either restore the ABI or bump kABIVersion in GeneratedKernelABI.h and run "
@@ -397,14 +417,12 @@ int main(int argc, char **argv) {
     std::cerr << "Tensorium_abi_probe: error: no input file\n";
     return 1;
   }
-  std::ifstream in(input, std::ios::binary);
-  if (!in) {
-    std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << std::strerror(errno) << "\n";
+  std::string text, error;
+  if (!frontend::readSourceText(input, text, error)) {
+    std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << error << "\n";
     return 1;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  frontend::SourceManager sources(input, ss.str());
+  frontend::SourceManager sources(input, text);
   frontend::DiagnosticEngine diags(sources, &std::cerr);
   frontend::Module module;
   HostModuleABI abi;

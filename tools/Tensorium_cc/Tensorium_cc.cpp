@@ -75,27 +75,11 @@ int usageError(const std::string &message) {
 }
 
 bool readInput(const std::string &path, std::string &out) {
-  if (path == "-") {
-    out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    std::cerr << "Tensorium_cc: error: cannot read '" << path << "': Is a directory\n";
+  std::string error;
+  if (!readSourceText(path, out, error)) {
+    std::cerr << "Tensorium_cc: error: cannot read '" << path << "': " << error << '\n';
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::cerr << "Tensorium_cc: error: cannot read '" << path << "': " << std::strerror(errno) << '\n';
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    std::cerr << "Tensorium_cc: error: cannot read '" << path << "': read failed\n";
-    return false;
-  }
-  out = ss.str();
   return true;
 }
 } // namespace

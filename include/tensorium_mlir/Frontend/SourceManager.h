@@ -1,5 +1,6 @@
 #pragma once
 // A single .tn source buffer with line lookup for diagnostics.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,15 @@ struct LineColumn {
   unsigned line = 0;   // 1-based
   unsigned column = 0; // 1-based, in bytes
 };
+
+/// Largest program (or manifest) the tools read: 16 MiB, far above any real .tn file, so that
+/// /dev/zero, a device or a huge file is refused instead of read until memory runs out.
+inline constexpr size_t kMaxSourceBytes = 16u << 20;
+
+/// Reads a whole program from `path` ("-" for standard input). Only regular files (and standard
+/// input) up to kMaxSourceBytes are read; otherwise `error` says why ("Is a directory", "not a
+/// regular file", the size) and false is returned.
+bool readSourceText(const std::string &path, std::string &text, std::string &error);
 
 class SourceManager {
 public:
