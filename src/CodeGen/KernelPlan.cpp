@@ -894,6 +894,7 @@ private:
     std::string bufferName;
     const FieldDecl *field;
     std::vector<NodeId> values;
+    SourceRange range; // the statement, for diagnostics
   };
   std::vector<Target> scalarizeTargets(ScalarGraph &g, ComputeKind kind, Mode mode) {
     std::vector<Target> targets;
@@ -908,7 +909,7 @@ private:
         }
         const FieldDecl &f = *st.field;
         targets.push_back({kind == ComputeKind::Evolution ? std::string(abi::kDerivativeOutputPrefix) + f.name : f.name,
-                           &f, evaluateTarget(s, st, f)});
+                           &f, evaluateTarget(s, st, f), st.range});
       }
     }
     return targets;
@@ -931,6 +932,19 @@ private:
     std::vector<NodeId> roots = allValues(targets);
     LeafUse use = collectLeaves(g, roots, m_.sim.order);
     int radius = std::max({use.radius[0], use.radius[1], use.radius[2]});
+    if (radius > abi::kMaxStencilRadius) {
+      // Name every statement whose own stencil is too wide (the same planning serves every emit path).
+      for (const Target &t : targets) {
+        LeafUse own = collectLeaves(g, t.values, m_.sim.order);
+        const int r = std::max({own.radius[0], own.radius[1], own.radius[2]});
+        if (r > abi::kMaxStencilRadius)
+          d_.error(t.range, "the finite-difference stencil of this statement reaches " + std::to_string(r) +
+                                " points from the centre at order " + std::to_string(m_.sim.order) +
+                                "; grid kernels support at most " + std::to_string(abi::kMaxStencilRadius) +
+                                " (lower the order or nest fewer derivatives)");
+      }
+      return;
+    }
 
     const std::string_view *symbols;
     static const std::string_view rhsSymbols[3] = {abi::kSymbolRhsGridScf, abi::kSymbolRhsGridAffine,

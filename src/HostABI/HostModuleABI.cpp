@@ -113,8 +113,9 @@ std::vector<std::string> validateHostModuleABI(const HostModuleABI &abi) {
     if (isStencilGridKind(k.kind)) {
       if (!k.stencilRadius)
         report(where, "missing stencil radius");
-      else if (*k.stencilRadius < 0 || *k.stencilRadius > 4)
-        report(where, "stencil radius " + std::to_string(*k.stencilRadius) + " outside [0, 4]");
+      else if (*k.stencilRadius < 0 || *k.stencilRadius > kMaxStencilRadius)
+        report(where, "stencil radius " + std::to_string(*k.stencilRadius) + " outside [0, " +
+                          std::to_string(kMaxStencilRadius) + "]");
     }
     std::set<int64_t> bufferArgs;
     std::set<std::string> bufferNames;

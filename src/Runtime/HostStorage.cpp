@@ -193,8 +193,9 @@ std::vector<std::string> validateGeneratedTables(const GeneratedHostTables &t) {
     if (k.abi_version != abi::kABIVersion)
       out.push_back(where + ": ABI version " + std::to_string(k.abi_version) + ", this runtime implements " +
                     std::to_string(abi::kABIVersion));
-    if (abi::isStencilGridKind(k.kind) && (k.stencil_radius < 0 || k.stencil_radius > 4))
-      out.push_back(where + ": stencil radius " + std::to_string(k.stencil_radius) + " outside [0, 4]");
+    if (abi::isStencilGridKind(k.kind) && (k.stencil_radius < 0 || k.stencil_radius > abi::kMaxStencilRadius))
+      out.push_back(where + ": stencil radius " + std::to_string(k.stencil_radius) + " outside [0, " +
+                    std::to_string(abi::kMaxStencilRadius) + "]");
     if (k.param_count < 0 || static_cast<size_t>(k.param_count) > t.paramCount)
       out.push_back(where + ": " + std::to_string(k.param_count) + " parameters, the module names " +
                     std::to_string(t.paramCount));

@@ -1,4 +1,4 @@
-/* A kernel module whose tables fail validation: a stencil radius outside [0, 4] and a buffer
+/* A kernel module whose tables fail validation: a stencil radius outside [0, 8] and a buffer
  * whose argument index is out of range. Runners must refuse it with a message, not run it. */
 #include "tensorium_mlir/Runtime/HostABITypes.h"
 

@@ -8,6 +8,11 @@ namespace tensorium_mlir::abi {
 
 inline constexpr int64_t kABIVersion = 3;
 
+/// Largest stencil radius (points per side) of an rhs or residual grid kernel: order-8
+/// Kreiss-Oliger terms need 5, nested order-4 second derivatives 4 each. Larger radii are
+/// refused while planning kernels, with a located error, on every emit path.
+inline constexpr int64_t kMaxStencilRadius = 8;
+
 // Function attributes.
 inline constexpr std::string_view kAttrVersion = "tensorium.abi.version";
 inline constexpr std::string_view kAttrKind = "tensorium.abi.kind";
