@@ -1,5 +1,6 @@
 // Tensorium_abi_probe: prints the host ABI contract of a .tn program: kernels, arguments,
 // buffers with roles, access and component counts, stencil radius, and validation results.
+#include "ManifestCompare.h"
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 #include "tensorium_mlir/HostABI/HostHeader.h"
@@ -283,6 +284,27 @@ bool compileToABI(const std::string &input, const codegen::CompileOptions &optio
   return true;
 }
 
+/// --compare OLD NEW: 0 same, 1 additive, 2 breaking, 3 bad input.
+int compareMain(const std::string &oldPath, const std::string &newPath) {
+  std::string oldText, newText, error;
+  if (!frontend::readSourceText(oldPath, oldText, error) || !frontend::readSourceText(newPath, newText, error)) {
+    std::cerr << "Tensorium_abi_probe: error: cannot read manifest: " << error << "\n";
+    return 3;
+  }
+  tensorium_abi_probe::ManifestComparison comparison;
+  try {
+    comparison = tensorium_abi_probe::compareManifests(oldText, newText);
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "Tensorium_abi_probe: error: " << e.what() << "\n";
+    return 3;
+  }
+  for (const tensorium_abi_probe::ManifestChange &c : comparison.changes)
+    std::cout << tensorium_abi_probe::changeClassName(c.kind) << ": " << c.where << ": " << c.what << "\n";
+  std::cout << "ABI comparison: " << tensorium_abi_probe::changeClassName(comparison.overall) << " ("
+            << comparison.changes.size() << " difference" << (comparison.changes.size() == 1 ? "" : "s") << ")\n";
+  return static_cast<int>(comparison.overall);
+}
+
 int manifestMain(const std::vector<std::string> &inputs, const std::string &checkAgainst) {
   std::ostringstream manifest;
   manifest << "# Tensorium generated-kernel ABI manifest. Regenerate with tools/update-abi-manifest.sh\n"
@@ -352,6 +374,24 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
   }
   std::ostringstream diff;
   size_t differences = printDifference(expected, actual, diff);
+  tensorium_abi_probe::ManifestComparison comparison;
+  try {
+    comparison = tensorium_abi_probe::compareManifests(committedText, manifest.str());
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "ABI gate: error: " << e.what() << "\n";
+    return 2;
+  }
+  for (const tensorium_abi_probe::ManifestChange &c : comparison.changes)
+    std::cerr << "ABI gate: " << tensorium_abi_probe::changeClassName(c.kind) << ": " << c.where << ": " << c.what
+              << "\n";
+  if (comparison.overall == tensorium_abi_probe::ChangeClass::Additive) {
+    std::cerr << "ABI gate: every difference from " << checkAgainst << " is additive (existing callers keep working): "
+              << "regenerate the manifest with tools/update-abi-manifest.sh and commit it; kABIVersion stays "
+              << kABIVersion << ".\n"
+              << differences << " differing lines (- committed, + generated):\n"
+              << diff.str();
+    return 1;
+  }
   std::cerr << "ABI gate: the generated ABI differs from " << checkAgainst << " but the ABI version is still "
             << kABIVersion << ".\n"
             << "Either restore the ABI or bump kABIVersion in GeneratedKernelABI.h and run "
@@ -375,9 +415,18 @@ int main(int argc, char **argv) {
       std::cout << "usage: Tensorium_abi_probe [--json] [--mode symbolic|executable] <file.tn>\n"
                    "       Tensorium_abi_probe --manifest [symbolic:]<file.tn>...\n"
                    "       Tensorium_abi_probe --check-manifest <manifest> [symbolic:]<file.tn>...\n"
+                   "       Tensorium_abi_probe --compare OLD.manifest NEW.manifest\n"
+                   "--compare classifies every difference as additive or breaking; exit status 0 same,\n"
+                   "1 additive, 2 breaking, 3 bad input.\n"
                    "Prints the host ABI contract of every kernel the program lowers to, or the ABI\n"
                    "manifest of several programs, or compares that manifest with a committed one.\n";
       return 0;
+    } else if (arg == "--compare") {
+      if (i + 2 >= argc) {
+        std::cerr << "Tensorium_abi_probe: error: --compare needs OLD.manifest NEW.manifest\n";
+        return 3;
+      }
+      return compareMain(argv[i + 1], argv[i + 2]);
     } else if (arg == "--manifest") {
       manifest = true;
     } else if (arg == "--check-manifest" && i + 1 < argc) {
