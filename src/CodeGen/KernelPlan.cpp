@@ -749,6 +749,26 @@ public:
     if (o_.simplify)
       for (KernelPlan &plan : out)
         mergeEquivalentNodes(plan);
+    // Bounded compilation: the size of every kernel is known before any MLIR or LLVM exists.
+    for (const KernelPlan &plan : out) {
+      std::vector<NodeId> roots;
+      for (const KernelStore &st : plan.stores)
+        roots.push_back(st.value);
+      if (plan.result >= 0)
+        roots.push_back(plan.result);
+      const size_t ops = plan.graph.topologicalOrder(roots).size();
+      if (ops > o_.maxKernelOps) {
+        SourceRange where = plan.origin;
+        if (!where.begin.isValid() && !m_.blocks.empty())
+          where = m_.blocks.front().nameRange;
+        d_.error(where, "kernel '" + plan.symbol + "' would have " + std::to_string(ops) +
+                            " scalar operations per point after simplification, more than the limit of " +
+                            std::to_string(o_.maxKernelOps) + " (--max-kernel-ops): split the block into smaller ones "
+                            "or raise the limit");
+        out.clear();
+        return out;
+      }
+    }
     return out;
   }
 
@@ -932,6 +952,10 @@ private:
     std::vector<NodeId> roots = allValues(targets);
     LeafUse use = collectLeaves(g, roots, m_.sim.order);
     int radius = std::max({use.radius[0], use.radius[1], use.radius[2]});
+    SourceRange origin;
+    for (const ComputeBlock &block : m_.blocks)
+      if (block.kind == kind && !origin.begin.isValid())
+        origin = block.nameRange;
     if (radius > abi::kMaxStencilRadius) {
       // Name every statement whose own stencil is too wide (the same planning serves every emit path).
       for (const Target &t : targets) {
@@ -1027,6 +1051,7 @@ private:
       for (unsigned a = 0; a < m_.sim.dimension && a < 3; ++a)
         plan.radius[a] = radius;
       plan.stencilRadius = radius;
+      plan.origin = origin;
       setCommonAttributes(plan);
       out.push_back(std::move(plan));
     }

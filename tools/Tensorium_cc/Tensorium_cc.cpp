@@ -61,6 +61,9 @@ constexpr const char *kUsage =
     "                       is one stencil per point, shared, with equal weights grouped; off:\n"
     "                       every derivative is the plain stencil of its whole argument (the\n"
     "                       first code generator, kept for comparisons)\n"
+    "  --max-kernel-ops=<N> largest kernel, in scalar operations per point after simplification,\n"
+    "                       that is compiled (default 150000: about a minute and under 1 GB in the\n"
+    "                       LLVM back end); a larger one is a located error\n"
     "  --simplify=<on|off>  on (default): subexpressions that compute the same value are\n"
     "                       computed once (semantic value numbering); off: as scalarised\n"
     "  --help               show this help\n"
@@ -218,6 +221,17 @@ int main(int argc, char **argv) {
       if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
         return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
       compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
+    } else if (arg == "--max-kernel-ops" || arg.rfind("--max-kernel-ops=", 0) == 0) {
+      if (arg == "--max-kernel-ops") {
+        if (!needValue(i, arg, value))
+          return 1;
+      } else {
+        value = arg.substr(std::strlen("--max-kernel-ops="));
+      }
+      if (value.empty() || value.size() > 10 || value.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoull(value) < 1)
+        return usageError("invalid value '" + value + "' for '--max-kernel-ops' (expected a positive integer)");
+      compile.codegen.maxKernelOps = static_cast<size_t>(std::stoull(value));
     } else if (arg.rfind("--cache-blocking", 0) == 0) {
       if (arg.rfind("--cache-blocking=", 0) != 0)
         return usageError(arg == "--cache-blocking" ? "'--cache-blocking' expects =auto, =off or =YxZ"

@@ -66,6 +66,8 @@ struct KernelPlan {
   std::string constraintBlock; // spectral residual kernels
   /// Buffers read with a stencil and also written: copied once before the loop.
   std::vector<int> snapshotArgs;
+  /// The block the kernel comes from (for diagnostics about the kernel as a whole).
+  frontend::SourceRange origin;
 };
 
 enum class KernelSelection : unsigned {
@@ -86,6 +88,10 @@ struct CodeGenOptions {
   /// stencils with grouped weights. Off reproduces the first code generator for comparisons:
   /// every d_i is the stencil of its whole argument, a plain weighted sum (`--derivative-sharing=off`).
   bool derivativeSharing = true;
+  /// Largest kernel, in scalar operations after simplification, that code generation accepts
+  /// (`--max-kernel-ops`): beyond it the compile time and memory of the LLVM back end grow past
+  /// the documented bounds (docs/codegen.md), so planning stops with a located error instead.
+  size_t maxKernelOps = 150000;
 };
 
 /// Builds every kernel the module lowers to. Reports located errors for constructs a kernel
