@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh machine:
 #   tools/run.sh main   set up, build, run the default job
-#   tools/run.sh test   set up, build, run every test (lit + GoogleTest through CTest)
+#   tools/run.sh test   set up, build, run every test (lit + GoogleTest through CTest), then the
+#                       same suite in an AddressSanitizer + UndefinedBehaviorSanitizer build
 #   tools/run.sh demo   set up, build, evolve boosted head-on punctures on 2 MPI ranks and plot
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,24 @@ case "$mode" in
   test)
     cd "$build"
     ctest --output-on-failure -j "$(nproc)"
+    # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (any report
+    # fails the test; leak checking is off because LeakSanitizer's tracer cannot stop the
+    # threads of OpenMPI and the OpenMP runtime). memory_model measures the release build's
+    # peak memory and is not repeated. TENSORIUM_SKIP_SANITIZERS=1 skips this pass.
+    if [ "${TENSORIUM_SKIP_SANITIZERS:-0}" != 1 ]; then
+      sanitize=${TENSORIUM_SANITIZER_BUILD_DIR:-$build-sanitize}
+      flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+      links="-fsanitize=address,undefined"
+      if [ ! -f "$sanitize/build.ninja" ]; then
+        cmake -S "$root" -B "$sanitize" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+          -DTENSORIUM_ENABLE_BENCHMARKS=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+          -DCMAKE_EXE_LINKER_FLAGS="$links" -DCMAKE_SHARED_LINKER_FLAGS="$links" -DCMAKE_MODULE_LINKER_FLAGS="$links"
+      fi
+      cmake --build "$sanitize" -j "$(nproc)"
+      cd "$sanitize"
+      ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --output-on-failure -j "$(nproc)" -E '^memory_model$'
+    fi
     ;;
   demo)
     # Boosted head-on two-puncture evolution (docs/distributed.md): moving-puncture gauge, 2 MPI

@@ -1,5 +1,6 @@
 // Tensorium_abi_probe: prints the host ABI contract of a .tn program: kernels, arguments,
 // buffers with roles, access and component counts, stencil radius, and validation results.
+#include "large_stack.h"
 #include "ManifestCompare.h"
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
@@ -403,7 +404,7 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
 
 } // namespace
 
-int main(int argc, char **argv) {
+int probeMain(int argc, char **argv) {
   std::string input;
   bool asJson = false, manifest = false;
   std::string checkManifest;
@@ -486,3 +487,5 @@ int main(int argc, char **argv) {
     printText(abi, problems, std::cout);
   return problems.empty() ? 0 : 1;
 }
+
+int main(int argc, char **argv) { return tensorium_cli::runWithLargeStack(probeMain, argc, argv); }

@@ -1,4 +1,5 @@
 // Tensorium_cc: the .tn compiler driver.
+#include "large_stack.h"
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
 #include "tensorium_mlir/HostABI/HostHeader.h"
@@ -131,7 +132,7 @@ bool parseKernels(const std::string &list, unsigned &mask) {
 }
 } // namespace
 
-int main(int argc, char **argv) {
+int compilerMain(int argc, char **argv) {
   using namespace tensorium_mlir::codegen;
   enum class Action { Check, DumpAst, Summary };
   Action action = Action::Check;
@@ -373,3 +374,5 @@ int main(int argc, char **argv) {
     printModuleSummary(module, rendered);
   return writeOutput(output, rendered.str()) ? 0 : 1;
 }
+
+int main(int argc, char **argv) { return tensorium_cli::runWithLargeStack(compilerMain, argc, argv); }
