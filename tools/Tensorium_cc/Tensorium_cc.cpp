@@ -159,6 +159,13 @@ int compilerMain(int argc, char **argv) {
     value = argv[++i];
     return true;
   };
+  // `--flag value` or `--flag=value`.
+  auto flagOrInlineValue = [&](int &i, const std::string &arg, const std::string &flag, std::string &value) {
+    if (arg == flag)
+      return needValue(i, arg, value);
+    value = arg.substr(flag.size() + 1);
+    return true;
+  };
 
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -213,22 +220,14 @@ int compilerMain(int argc, char **argv) {
         return 1;
       compile.cpu = value;
     } else if (arg == "--vector-width" || arg.rfind("--vector-width=", 0) == 0) {
-      if (arg == "--vector-width") {
-        if (!needValue(i, arg, value))
-          return 1;
-      } else {
-        value = arg.substr(std::strlen("--vector-width="));
-      }
+      if (!flagOrInlineValue(i, arg, "--vector-width", value))
+        return 1;
       if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
         return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
       compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
     } else if (arg == "--max-kernel-ops" || arg.rfind("--max-kernel-ops=", 0) == 0) {
-      if (arg == "--max-kernel-ops") {
-        if (!needValue(i, arg, value))
-          return 1;
-      } else {
-        value = arg.substr(std::strlen("--max-kernel-ops="));
-      }
+      if (!flagOrInlineValue(i, arg, "--max-kernel-ops", value))
+        return 1;
       if (value.empty() || value.size() > 10 || value.find_first_not_of("0123456789") != std::string::npos ||
           std::stoull(value) < 1)
         return usageError("invalid value '" + value + "' for '--max-kernel-ops' (expected a positive integer)");
