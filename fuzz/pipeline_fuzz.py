@@ -4,6 +4,9 @@ through Tensorium_cc's front end, kernel planning, MLIR generation, lowering and
 (`--emit-llvm` and `--emit-host-header`) in a subprocess with time and memory limits. A finding
 is a crash (signal or exit status other than 0 and 1), a time or memory limit hit, or an error
 without a `file:line:col: error:` location; each is saved under REPRODUCERS and fails the run.
+The time limit of a mutant is the larger of --timeout and 3x the time its unmutated fixture
+takes with the same binary, so that a slow (sanitizer) build or machine does not report the
+heaviest fixtures' ordinary compile time as a hang.
 
   pipeline_fuzz.py TENSORIUM_CC FIXTURES_DIR [--seconds 120] [--seed 1] [--reproducers DIR]
                    [--timeout 20] [--memory-mb 4096 (0: no limit, for sanitizer builds)]
@@ -51,16 +54,23 @@ def limits():
 located = re.compile(r"^.+:\d+:\d+: error: ")
 
 
-def classify(text, path):
+longest = [0.0]
+
+
+def classify(text, path, timeout=None):
     """None when the pipeline handled `text` properly, else the kind of finding."""
+    timeout = timeout or args.timeout
     with open(path, "w") as f:
         f.write(text)
     command = [args.compiler, "--emit-llvm", os.devnull, "--emit-host-header", os.devnull, path]
+    began = time.time()
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, preexec_fn=limits,
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, preexec_fn=limits,
                               errors="replace")
     except subprocess.TimeoutExpired:
-        return "timeout"
+        return f"timeout (over {timeout:.0f} s)"
+    finally:
+        longest[0] = max(longest[0], time.time() - began)
     if proc.returncode not in (0, 1):
         return f"crash (status {proc.returncode})"
     if proc.returncode == 1:
@@ -112,10 +122,16 @@ def main():
                 if len(text) < 20000:
                     seeds.append(text)
     rng = random.Random(args.seed)
+    baseline = {}  # seed index -> seconds the unmutated fixture takes
     start, runs = time.time(), 0
     while time.time() - start < args.seconds:
-        text = mutate(rng.choice(seeds), rng)
-        kind = classify(text, probe)
+        index = rng.randrange(len(seeds))
+        if index not in baseline:
+            began = time.time()
+            classify(seeds[index], probe, timeout=600)
+            baseline[index] = time.time() - began
+        text = mutate(seeds[index], rng)
+        kind = classify(text, probe, timeout=max(args.timeout, 3 * baseline[index]))
         runs += 1
         if kind:
             findings += 1
@@ -125,7 +141,7 @@ def main():
                 with open(os.path.join(args.reproducers, f"pipeline-seed{args.seed}-{runs}.tn"), "w") as f:
                     f.write(text)
     print(f"{runs} mutated programs from {len(seeds)} fixtures in {time.time() - start:.0f} s, seed {args.seed}: "
-          f"{findings} findings")
+          f"{findings} findings; longest run {longest[0]:.1f} s")
     return 1 if findings else 0
 
 

@@ -14,6 +14,9 @@
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Verification/Convergence.h"
+#include "tensorium_mlir/Verification/Norms.h"
+#include "tensorium_mlir/Verification/Report.h"
 
 #include <chrono>
 #include <cmath>
@@ -31,42 +34,25 @@
 #include <vector>
 
 using namespace tensorium_mlir;
+using verification::Grid;
+using verification::Mask;
+using verification::Norms;
+using verification::OrderSeries;
+using verification::Report;
+using verification::cube;
+using verification::observedOrder;
+using verification::periodicUnitCube;
+using verification::smoothStep;
+using verification::operator*;
 
 namespace {
 
 // ------------------------------------------------------------------ grids and modules
 
-/// n points per axis at lo + (offset + i) h: a rank's part of a grid keeps the whole grid's
-/// origin and its global index offset, so that every rank computes the same coordinates.
-struct Grid {
-  int n[3];
-  double lo[3], h[3];
-  int offset[3] = {0, 0, 0};
-  size_t points() const { return static_cast<size_t>(n[0]) * n[1] * n[2]; }
-  size_t index(int i, int j, int k) const { return (static_cast<size_t>(i) * n[1] + j) * n[2] + k; }
-  std::array<double, 3> at(int i, int j, int k) const {
-    return {lo[0] + (offset[0] + i) * h[0], lo[1] + (offset[1] + j) * h[1], lo[2] + (offset[2] + k) * h[2]};
-  }
-};
-
 MPI_Comm gComm = MPI_COMM_WORLD;
 int gRank = 0;
 
-double allMax(double v) {
-  double out;
-  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, gComm);
-  return out;
-}
-
-/// The unit cube with n cells per side plus r ghost layers on each face (periodic evolutions).
-Grid periodicUnitCube(int n, int r) {
-  Grid g{{n + 2 * r, n + 2 * r, n + 2 * r}, {}, {}};
-  for (int a = 0; a < 3; ++a) {
-    g.h[a] = 1.0 / n;
-    g.lo[a] = -r * g.h[a];
-  }
-  return g;
-}
+double allMax(double v) { return verification::allMax(v, gComm); }
 
 /// The ghosted box of this rank as a Grid (the whole grid plus ghosts on one rank).
 Grid localGrid(const distributed::DistributedGrid &d) {
@@ -76,13 +62,6 @@ Grid localGrid(const distributed::DistributedGrid &d) {
           {lo[0], lo[1], lo[2]},
           {d.spec().spacing[0], d.spec().spacing[1], d.spec().spacing[2]},
           {static_cast<int>(b.begin[0]), static_cast<int>(b.begin[1]), static_cast<int>(b.begin[2])}};
-}
-
-Grid cube(int n, double L) {
-  Grid g{{n, n, n}, {-L, -L, -L}, {}};
-  for (double &h : g.h)
-    h = 2 * L / (n - 1);
-  return g;
 }
 
 std::string gKernelDir = TENSORIUM_VERIFY_KERNEL_DIR;
@@ -242,34 +221,9 @@ double conformalFlatnessMismatch(const Grid &g, const ADMFields &adm, const std:
   return allMax(worst);
 }
 
-/// Weight of each point in the norms (0 excludes it). Hard masks sample a slightly different
-/// set of points near a sphere at every resolution, which shows up as noise in the observed
-/// order; smooth weights turn the norms into quadratures of a smooth integrand.
-using Mask = std::vector<double>;
-
-struct Norms {
-  double l2 = 0, max = 0;
-  size_t count = 0;
-};
-/// Weighted RMS sqrt(sum w v^2 / sum w) and max |w v| over points with w > 0, summed over
-/// every rank's points (masks weight only the points a rank owns).
+/// Weighted norms over every rank's points (masks weight only the points a rank owns).
 Norms norms(std::span<const double> values, const Mask &mask, bool sqrtOf = false) {
-  Norms out;
-  double local[3] = {0, 0, 0}, total[3]; // sum w v^2, sum w, count
-  double localMax = 0;
-  for (size_t p = 0; p < mask.size(); ++p)
-    if (mask[p] > 0) {
-      const double v = sqrtOf ? std::sqrt(std::max(values[p], 0.0)) : std::abs(values[p]);
-      local[0] += mask[p] * v * v;
-      local[1] += mask[p];
-      local[2] += 1;
-      localMax = std::max(localMax, mask[p] * v);
-    }
-  MPI_Allreduce(local, total, 3, MPI_DOUBLE, MPI_SUM, gComm);
-  out.max = allMax(localMax);
-  out.count = static_cast<size_t>(total[2]);
-  out.l2 = total[1] > 0 ? std::sqrt(total[0] / total[1]) : 0.0;
-  return out;
+  return verification::weightedNorms(values, mask, gComm, sqrtOf);
 }
 
 /// 1 on the points of the local grid this rank owns, 0 on its ghosts.
@@ -281,12 +235,6 @@ Mask ownedMask(const distributed::DistributedGrid &d) {
       for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k)
         m[d.storageIndex(i, j, k)] = 1;
   return m;
-}
-
-Mask operator*(Mask a, const Mask &b) {
-  for (size_t p = 0; p < a.size(); ++p)
-    a[p] *= b[p];
-  return a;
 }
 
 struct ConstraintNorms {
@@ -313,7 +261,7 @@ ConstraintNorms evaluateConstraints(const Grid &g, const ADMFields &adm, int ord
 struct Options {
   std::vector<int> orders{4};
   std::vector<int> resolutions;
-  std::string csv, plot;
+  std::string csv, plot, junit;
   bool json = false;
 };
 
@@ -325,37 +273,11 @@ struct ConvergenceRow {
   double orderH = NAN, orderM = NAN;
 };
 
-/// NaN when either norm is zero (exact data, nothing to measure).
-double observedOrder(double coarse, double fine, double hc, double hf) {
-  return coarse > 0 && fine > 0 ? std::log(coarse / fine) / std::log(hc / hf) : NAN;
-}
-
-/// Observed orders along one series of resolutions: add() returns the order between the
-/// previous value and this one (NaN for the first); within() judges the finest pair.
-class OrderSeries {
-public:
-  double add(double value, double h) {
-    last_ = std::isnan(previous_) ? NAN : observedOrder(previous_, value, previousH_, h);
-    previous_ = value;
-    previousH_ = h;
-    return last_;
-  }
-  bool within(double expected, double tolerance = 0.3) const { return std::abs(last_ - expected) <= tolerance; }
-
-private:
-  double previous_ = NAN, previousH_ = NAN, last_ = NAN;
-};
-
-struct Report {
-  std::ostringstream text, csv;
-  std::vector<std::string> json;
-  bool pass = true;
-};
-
 /// Fills observed orders, prints the table and the verdict: the order between the two finest
 /// spacings within 0.3 of the finite-difference order, for H and for |M| when M is not at
 /// round-off.
-void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, int expected, Report &report) {
+void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, const std::string &verdictName,
+                      int expected, Report &report) {
   // No verdict from NaN: a non-finite norm is a run error.
   for (const ConvergenceRow &r : rows)
     if (!std::isfinite(r.c.H.l2) || !std::isfinite(r.c.H.max) || !std::isfinite(r.c.M.l2) || !std::isfinite(r.c.M.max))
@@ -390,10 +312,10 @@ void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what
   const bool okM = mAtRoundOff || std::abs(last.orderM - expected) <= 0.3;
   char orderM[32];
   std::snprintf(orderM, sizeof orderM, "%.3f", last.orderM);
-  std::snprintf(line, sizeof line, "verdict: %s (finest pair: p(H) = %.3f, p(M) = %s; required within 0.3 of %d)\n\n",
-                okH && okM ? "PASS" : "FAIL", last.orderH, mAtRoundOff ? "round-off (exact data)" : orderM, expected);
-  report.text << line;
-  report.pass = report.pass && okH && okM;
+  std::snprintf(line, sizeof line, "finest pair: p(H) = %.3f, p(M) = %s; required within 0.3 of %d", last.orderH,
+                mAtRoundOff ? "round-off (exact data)" : orderM, expected);
+  report.verdict(verdictName, okH && okM, line);
+  report.text << "\n";
 }
 
 // ------------------------------------------------------------------ initial-data cases
@@ -402,31 +324,14 @@ struct PunctureSet {
   std::vector<std::array<double, 3>> centres;
 };
 
-/// Smooth weight: zero in the balls r <= excision around the punctures, rising to 1 at
-/// excision + 0.3 (a C-infinity step), times the same kind of taper from 1 at |x_a| <= box - 0.4
-/// to 0 at |x_a| >= box along each axis.
-double smoothStep(double t) { // 0 for t <= 0, 1 for t >= 1
-  if (t <= 0)
-    return 0;
-  if (t >= 1)
-    return 1;
-  const double a = std::exp(-1 / t), b = std::exp(-1 / (1 - t));
-  return a / (a + b);
-}
+/// Zero in the balls r <= excision around the punctures, rising smoothly to 1 at excision +
+/// 0.3, times a taper from 1 at |x_a| <= box - 0.4 to 0 at |x_a| >= box along each axis.
 Mask evaluationMask(const Grid &g, double box, const PunctureSet &p, double excision) {
-  Mask mask(g.points(), 0.0);
-  for (int i = 0; i < g.n[0]; ++i)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int k = 0; k < g.n[2]; ++k) {
-        auto x = g.at(i, j, k);
-        double w = 1;
-        for (int a = 0; a < 3; ++a)
-          w *= smoothStep((box - std::abs(x[static_cast<size_t>(a)])) / 0.4);
-        for (const auto &c : p.centres)
-          w *= smoothStep((std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) - excision) / 0.3);
-        mask[g.index(i, j, k)] = w;
-      }
-  return mask;
+  verification::NormRegion region;
+  region.box = box;
+  region.excisionCentres = p.centres;
+  region.excision = excision;
+  return region.mask(g);
 }
 
 /// Handoff of a solved two-puncture configuration through TwoPunctureHandoff's SoA buffers.
@@ -496,7 +401,7 @@ int runHandoffCase(const HandoffCase &c, const Options &o, Report &report) {
   }
   for (auto &[order, rows] : byOrder)
     judgeConvergence(rows, "Hamiltonian and momentum constraints, finite-difference order " + std::to_string(order),
-                     order, report);
+                     "constraints order " + std::to_string(order), order, report);
   return 0;
 }
 
@@ -754,10 +659,9 @@ int runKasner(const Options &o, Report &report) {
     }
     pass = pass && series.within(order);
   }
-  report.text << "verdict: " << (pass ? "PASS" : "FAIL")
-              << " (observed orders of the finest pair, right-hand side and evolution, within 0.3 of the "
-                 "finite-difference order)\n";
-  report.pass = report.pass && pass;
+  report.verdict("kasner evolution orders", pass,
+                 "observed orders of the finest pair, right-hand side and evolution, within 0.3 of the "
+                 "finite-difference order");
   return 0;
 }
 
@@ -868,8 +772,7 @@ void shiftTerms(const Options &o, Report &report) {
     }
     pass = pass && series.within(order);
   }
-  report.text << "verdict: " << (pass ? "PASS" : "FAIL") << " (finest pair within 0.3 of the order)\n";
-  report.pass = report.pass && pass;
+  report.verdict("shift terms orders", pass, "finest pair within 0.3 of the order");
 }
 
 int runFlat(const Options &o, Report &report) {
@@ -904,8 +807,8 @@ int runFlat(const Options &o, Report &report) {
       const double eps = std::numeric_limits<double>::epsilon();
       pass = pass && deviation <= 1e-13 && c.H.max <= 1000 * eps / (g.h[0] * g.h[0]);
     }
-  report.text << "verdict: " << (pass ? "PASS" : "FAIL") << " (max deviation <= 1e-13, max |H| <= 1000 eps / h^2)\n\n";
-  report.pass = report.pass && pass;
+  report.verdict("flat evolution stays flat", pass, "max deviation <= 1e-13, max |H| <= 1000 eps / h^2");
+  report.text << "\n";
   shiftTerms(o, report);
   return 0;
 }
@@ -980,8 +883,8 @@ void schwarzschildStatic(const Options &o, Report &report, double M, double L, d
     }
     pass = pass && series[0].within(order) && series[1].within(order);
   }
-  report.text << "verdict: " << (pass ? "PASS" : "FAIL") << " (finest pairs within 0.3 of the order)\n\n";
-  report.pass = report.pass && pass;
+  report.verdict("static and moving Schwarzschild right-hand side orders", pass, "finest pairs within 0.3 of the order");
+  report.text << "\n";
 }
 
 /// The same slice in spherical coordinates (r, theta, phi): gamma = psi^4 diag(1, r^2, r^2 sin^2 theta).
@@ -1022,12 +925,12 @@ void schwarzschildSpherical(const Options &o, Report &report, double M) {
     judgeConvergence(r, "Spherical coordinates (r, theta, phi) on r in [0.6, 3], theta in [0.4, pi - 0.4], phi in [0, 1]; "
                         "norms over r in [1, 2.6], theta in [0.7, pi - 0.7]; h is the radial spacing; order " +
                             std::to_string(order),
-                     order, report);
+                     "spherical constraints order " + std::to_string(order), order, report);
   mismatch = allMax(mismatch);
   const bool agree = mismatch <= 1e-13;
   report.text << "spherical fixture metric against psi^4 diag(1, r^2, r^2 sin^2 theta): max relative mismatch "
               << mismatch << (agree ? " (agree)" : " (DISAGREE)") << "\n";
-  report.pass = report.pass && agree;
+  report.verdict("spherical fixture metric against the closed form", agree, "max relative mismatch <= 1e-13");
 }
 
 // ------------------------------------------------------------------ driver
@@ -1097,7 +1000,7 @@ void checkNormRegions(const std::string &name, const std::vector<int> &resolutio
 }
 
 const char *kUsage = "usage: tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
-                     "                        [--json] [--kernel-dir DIR]\n"
+                     "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
                      "cases: two-puncture-boosted, two-puncture-spinning, brill-lindquist, schwarzschild-isotropic,\n"
                      "       kasner-evolution, flat-evolution\n"
                      "                        [--memory-estimate]\n"
@@ -1173,6 +1076,8 @@ int run(int argc, char **argv) {
         o.csv = value;
       else if (arg == "--plot")
         o.plot = value;
+      else if (arg == "--junit")
+        o.junit = value;
       else if (arg == "--kernel-dir")
         gKernelDir = value;
       else
@@ -1192,6 +1097,8 @@ int run(int argc, char **argv) {
       o.csv = o.plot + ".csv";
     if (!o.csv.empty())
       tensorium_cli::requireWritableOutput("--csv", o.csv);
+    if (!o.junit.empty())
+      tensorium_cli::requireWritableOutput("--junit", o.junit);
   } catch (const std::invalid_argument &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
     return 2;
@@ -1276,8 +1183,9 @@ int run(int argc, char **argv) {
       runHandoffCase(c, o, report);
       const bool agree = *mismatch <= 1e-13;
       report.text << "fixture metric against psi^4 delta_ij from the closed form: max relative mismatch "
-                  << *mismatch << (agree ? " (agree)" : " (DISAGREE)") << "\n\n";
-      report.pass = report.pass && agree;
+                  << *mismatch << (agree ? " (agree)" : " (DISAGREE)") << "\n";
+      report.verdict("fixture metric against the closed form", agree, "max relative mismatch <= 1e-13");
+      report.text << "\n";
       if (!bl) {
           // The 3+1 split of the fixture's metric4 gives alpha = |(1 - M/2r)/(1 + M/2r)|, which has a
         // kink at r = M/2: exclude r <= 1 so that no stencil (radius <= 4 h) reaches it.
@@ -1294,18 +1202,35 @@ int run(int argc, char **argv) {
     }
   } catch (const std::exception &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n";
+    // A run error is a failed test case of the JUnit report too.
+    report.verdict("run", false, std::string("run error: ") + e.what());
+    if (gRank == 0 && !o.junit.empty())
+      tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()));
     return 1;
   }
+  if (gRank == 0 && !o.junit.empty()) {
+    if (!tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()))) {
+      std::cerr << "tensorium-verify: error: cannot write '" << o.junit << "'\n";
+      return 1;
+    }
+  }
   if (o.json) {
-    std::cout << "{\"case\": \"" << name << "\", \"pass\": " << (report.pass ? "true" : "false") << ", \"rows\": [";
+    std::cout << "{\"case\": \"" << name << "\", \"pass\": " << (report.pass() ? "true" : "false") << ", \"rows\": [";
     for (size_t i = 0; i < report.json.size(); ++i)
       std::cout << (i ? ", " : "") << report.json[i];
+    std::cout << "], \"verdicts\": [";
+    for (size_t i = 0; i < report.verdicts.size(); ++i) {
+      const verification::Verdict &v = report.verdicts[i];
+      std::cout << (i ? ", " : "") << "{\"name\": " << verification::jsonString(v.name)
+                << ", \"pass\": " << (v.pass ? "true" : "false") << ", \"message\": " << verification::jsonString(v.message)
+                << "}";
+    }
     std::cout << "]}\n";
   } else {
     std::cout << report.text.str();
   }
   if (gRank != 0)
-    return report.pass ? 0 : 1;
+    return report.pass() ? 0 : 1;
   if (!o.csv.empty() && !tensorium_cli::writeFileAtomically(o.csv, report.csv.str())) {
     std::cerr << "tensorium-verify: error: cannot write '" << o.csv << "'\n";
     return 1;
@@ -1321,5 +1246,5 @@ int run(int argc, char **argv) {
     }
     std::cerr << "wrote " << o.plot << "\n";
   }
-  return report.pass ? 0 : 1;
+  return report.pass() ? 0 : 1;
 }

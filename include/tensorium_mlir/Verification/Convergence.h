@@ -1,0 +1,41 @@
+#pragma once
+// Observed convergence orders: against an exact solution (error norms at two or more spacings)
+// and, when no exact solution exists, Richardson self-convergence from three resolutions.
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::verification {
+
+/// log(coarse / fine) / log(hc / hf); NaN when either norm is zero (exact data: nothing to
+/// measure) or not finite.
+double observedOrder(double coarse, double fine, double hc, double hf);
+
+/// Observed orders along one series of resolutions: add() returns the order between the
+/// previous value and this one (NaN for the first); within() judges the finest pair.
+class OrderSeries {
+public:
+  double add(double value, double h);
+  double last() const { return last_; }
+  bool within(double expected, double tolerance = 0.3) const;
+
+private:
+  static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  double previous_ = kNaN, previousH_ = kNaN, last_ = kNaN;
+};
+
+/// Self-convergence from three solutions at spacings hc > hm > hf, with no exact solution: with
+/// u_h = u + C h^p, the differences satisfy |u_c - u_m| / |u_m - u_f| = (hc^p - hm^p) /
+/// (hm^p - hf^p), which fixes p (for a constant refinement ratio r it is log(ratio) / log(r)).
+struct SelfConvergence {
+  double order = std::numeric_limits<double>::quiet_NaN(); ///< p, NaN when the differences do not determine one in (0, 32)
+  double ratio = std::numeric_limits<double>::quiet_NaN(); ///< |u_c - u_m| / |u_m - u_f|
+};
+/// `coarseMedium` = ||u_c - u_m||, `mediumFine` = ||u_m - u_f|| (the norms on common points).
+SelfConvergence selfConvergence(double coarseMedium, double mediumFine, double hc, double hm, double hf);
+
+/// Richardson extrapolation of a scalar from two spacings with a known order p:
+/// u ~ u_f + (u_f - u_c) / ((hc / hf)^p - 1).
+double richardsonExtrapolate(double coarse, double fine, double hc, double hf, double p);
+
+} // namespace tensorium_mlir::verification

@@ -1,0 +1,50 @@
+#include "tensorium_mlir/Verification/Convergence.h"
+
+#include <cmath>
+
+namespace tensorium_mlir::verification {
+
+double observedOrder(double coarse, double fine, double hc, double hf) {
+  if (!(coarse > 0) || !(fine > 0) || !std::isfinite(coarse) || !std::isfinite(fine) || !(hc > hf) || !(hf > 0))
+    return std::nan("");
+  return std::log(coarse / fine) / std::log(hc / hf);
+}
+
+double OrderSeries::add(double value, double h) {
+  last_ = std::isnan(previous_) ? kNaN : observedOrder(previous_, value, previousH_, h);
+  previous_ = value;
+  previousH_ = h;
+  return last_;
+}
+
+bool OrderSeries::within(double expected, double tolerance) const { return std::abs(last_ - expected) <= tolerance; }
+
+SelfConvergence selfConvergence(double coarseMedium, double mediumFine, double hc, double hm, double hf) {
+  SelfConvergence out;
+  if (!(hc > hm && hm > hf && hf > 0) || !(coarseMedium > 0) || !(mediumFine > 0) || !std::isfinite(coarseMedium) ||
+      !std::isfinite(mediumFine))
+    return out;
+  out.ratio = coarseMedium / mediumFine;
+  // f(p) = (hc^p - hm^p) / (hm^p - hf^p) increases monotonically from log(hc/hm)/log(hm/hf) at
+  // p -> 0: bisect in log space (spacings scaled by hf keep the powers finite).
+  auto f = [&](double p) {
+    const double c = std::pow(hc / hf, p), m = std::pow(hm / hf, p);
+    return std::log((c - m) / (m - 1));
+  };
+  const double target = std::log(out.ratio);
+  double lo = 1e-6, hi = 32;
+  if (!(f(lo) < target && target < f(hi)))
+    return out;
+  for (int it = 0; it < 200 && hi - lo > 1e-13; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (f(mid) < target ? lo : hi) = mid;
+  }
+  out.order = 0.5 * (lo + hi);
+  return out;
+}
+
+double richardsonExtrapolate(double coarse, double fine, double hc, double hf, double p) {
+  return fine + (fine - coarse) / (std::pow(hc / hf, p) - 1);
+}
+
+} // namespace tensorium_mlir::verification
