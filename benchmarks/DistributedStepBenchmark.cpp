@@ -4,7 +4,7 @@
 // post-step algebraic constraints, and the integrator's own vector work (the rest). Prints one
 // line per run with the maximum over ranks of each part, per step; benchmarks/scaling.py runs it
 // interleaved over grid sizes and rank counts.
-#include "kernel_module.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
     else if (key == "--module") module = argv[a + 1];
   }
   try {
-    tensorium_converge::Module m(module);
+    runtime::KernelModule m(module);
     const tensorium_module_tables &t = m.tables();
     KernelModuleTables tables{{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count),
                                t.param_names, static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},

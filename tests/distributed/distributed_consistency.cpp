@@ -2,7 +2,7 @@
 // storage path: the generated BSSN right-hand side on one global grid, and the state after a
 // number of RK4 steps. Writes the gathered result (natural order) and, given a reference file
 // from another run, prints the largest difference and fails unless the two are bitwise equal.
-#include "kernel_module.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
@@ -116,7 +116,7 @@ int run(int argc, char **argv) {
     else if (key == "--reference") reference = value;
     else if (key == "--module") module = value;
   }
-  tensorium_converge::Module m(module);
+  runtime::KernelModule m(module);
   const tensorium_module_tables &t = m.tables();
   KernelModuleTables tables{{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count),
                              t.param_names, static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},

@@ -1,7 +1,7 @@
 // tensorium-converge: manufactured-solution resolution studies of the generated spectral
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
-#include "kernel_module.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 #include "output_paths.h"
 #include "two_puncture_study.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
@@ -27,7 +27,7 @@
 
 using namespace tensorium_mlir;
 using namespace tensorium_mlir::elliptic;
-using tensorium_converge::Module;
+using Module = runtime::KernelModule;
 
 namespace {
 

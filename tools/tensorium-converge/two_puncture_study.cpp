@@ -1,7 +1,7 @@
 #include "two_puncture_study.h"
 #include "output_paths.h"
 
-#include "kernel_module.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 
 #include <sys/resource.h>
@@ -98,7 +98,7 @@ int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
   jsonOut << "{\"suite\": \"two-puncture\", \"configurations\": [";
   bool allPass = true;
   try {
-    tensorium_converge::Module module(options.modulePath);
+    runtime::KernelModule module(options.modulePath);
     if (module.tables().spectral_kernel_count < 1)
       throw std::runtime_error("the module has no spectral residual kernel");
     const tensorium_spectral_residual_kernel_desc *kernel = &module.tables().spectral_kernels[0];

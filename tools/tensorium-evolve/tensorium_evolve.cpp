@@ -4,7 +4,7 @@
 #include "cli_numbers.h"
 #include "fixture_module.h"
 #include "output_paths.h"
-#include "kernel_module.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/BssnHooks.h"
@@ -169,7 +169,7 @@ Options parse(int argc, char **argv) {
   return o;
 }
 
-KernelModuleTables tablesOf(const tensorium_converge::Module &m) {
+KernelModuleTables tablesOf(const runtime::KernelModule &m) {
   const tensorium_module_tables &t = m.tables();
   return {{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers, static_cast<size_t>(t.buffer_count), t.param_names,
            static_cast<size_t>(t.param_count), static_cast<unsigned>(t.dimension)},
@@ -215,9 +215,9 @@ public:
       std::filesystem::remove_all(scratch_, ignored);
     }
   }
-  std::unique_ptr<tensorium_converge::Module> load(const std::string &source, const std::string &name) {
+  std::unique_ptr<runtime::KernelModule> load(const std::string &source, const std::string &name) {
     if (source.size() < 3 || source.substr(source.size() - 3) != ".tn")
-      return std::make_unique<tensorium_converge::Module>(source);
+      return std::make_unique<runtime::KernelModule>(source);
     std::string path, error;
     if (rank_ == 0) {
       try {
@@ -237,7 +237,7 @@ public:
     if (!error.empty())
       throw DistributedError(error);
     broadcast(path);
-    return std::make_unique<tensorium_converge::Module>(path);
+    return std::make_unique<runtime::KernelModule>(path);
   }
 
 private:
@@ -256,7 +256,7 @@ private:
 /// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
 /// gamma_ij K / 3) (K_ij from a Kij buffer when the kernel writes one, else 0),
 /// Gammatilde^i = -d_j gammatilde^ij (fourth-order centred differences), beta = B = 0.
-void writeExactData(const tensorium_converge::Module &m, const std::vector<double> &params,
+void writeExactData(const runtime::KernelModule &m, const std::vector<double> &params,
                     runtime::UniformGridStorage &s, const DistributedGrid &g) {
   const KernelModuleTables t = tablesOf(m);
   const Box &b = g.ghosted();
@@ -339,12 +339,12 @@ int run(int argc, char **argv, int rank) {
   const std::string dir = TENSORIUM_EVOLVE_KERNEL_DIR;
   const std::string order = std::to_string(o.order);
   ModuleLoader loader(comm, rank);
-  const std::unique_ptr<tensorium_converge::Module> evolutionModule = loader.load(
+  const std::unique_ptr<runtime::KernelModule> evolutionModule = loader.load(
       !o.fixture.empty() ? o.fixture : !o.module.empty() ? o.module : dir + "/libverify_bssn_o" + order + ".so", "evolution");
-  const std::unique_ptr<tensorium_converge::Module> constraintsModule = loader.load(
+  const std::unique_ptr<runtime::KernelModule> constraintsModule = loader.load(
       o.constraintsModule.empty() ? dir + "/libverify_constraints_o" + order + ".so" : o.constraintsModule, "constraints");
-  const tensorium_converge::Module &evolution = *evolutionModule, &constraints = *constraintsModule;
-  const std::unique_ptr<tensorium_converge::Module> initialModule =
+  const runtime::KernelModule &evolution = *evolutionModule, &constraints = *constraintsModule;
+  const std::unique_ptr<runtime::KernelModule> initialModule =
       o.initialData.empty() ? loader.load(dir + "/libverify_two_puncture_o0.so", "two_punctures")
                             : loader.load(o.initialData, "initial_data");
 

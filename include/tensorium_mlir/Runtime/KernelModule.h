@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <string>
 
-namespace tensorium_converge {
+namespace tensorium_mlir::runtime {
 
-class Module {
+class KernelModule {
 public:
-  explicit Module(const std::string &path) {
+  explicit KernelModule(const std::string &path) {
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle_)
       throw std::runtime_error("cannot load kernel module " + path + ": " + dlerror());
@@ -19,7 +19,7 @@ public:
       throw std::runtime_error(path + " does not export tensorium_get_module_tables");
     tables_ = get();
   }
-  ~Module() {
+  ~KernelModule() {
     if (handle_)
       dlclose(handle_);
   }
@@ -30,4 +30,4 @@ private:
   const tensorium_module_tables *tables_ = nullptr;
 };
 
-} // namespace tensorium_converge
+} // namespace tensorium_mlir::runtime
