@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-matplotlib
   libpetsc-real-dev libopenmpi-dev openmpi-bin libhdf5-openmpi-dev pkg-config
+  libtomlplusplus-dev libxml2-utils
 )
 
 missing=()

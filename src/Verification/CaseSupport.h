@@ -129,6 +129,8 @@ void invert3(std::span<const double> m, std::span<double> inv, size_t n, size_t 
 ADMFields toADM(const BSSNState &s);
 
 ExactSlice exactSlice(const std::string &kind, const Grid &g, std::vector<double> params);
+/// The same from a given exact-slice module (K_ij from its `Kij` buffer when it has one).
+ExactSlice exactSlice(const LoadedModule &m, const Grid &g, std::vector<double> params);
 
 /// BSSN variables of a conformally flat slice with K_ij = 0: chi = det(gamma)^(-1/3),
 /// gammatilde = chi gamma (= delta to round-off), Gammatilde^i = 0, Atilde = K = 0.
@@ -145,11 +147,15 @@ Mask ownedMask(const distributed::DistributedGrid &d);
 
 /// The generated ADM residual kernel (order p) on the ADM fields.
 ConstraintNorms evaluateConstraints(const Grid &g, const ADMFields &adm, int order, const Mask &mask);
+/// The same with a given constraint module (residual kernel over gamma, gammaU, Kij into H, M2).
+ConstraintNorms evaluateConstraints(const LoadedModule &m, const Grid &g, const ADMFields &adm, const Mask &mask);
+/// A module by its path (loaded once).
+const LoadedModule &moduleAt(const std::string &path);
 
 /// Fills observed orders, prints the table and the verdict: the order between the two finest
 /// spacings within 0.3 of the finite-difference order, for H and for |M| when M is not at
 /// round-off.
-void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, const std::string &verdictName, int expected, Report &report);
+void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, const std::string &verdictName, int expected, Report &report, double tolerance = 0.3, bool judgeMomentum = true);
 
 /// Zero in the balls r <= excision around the punctures, rising smoothly to 1 at excision +
 /// 0.3, times a taper from 1 at |x_a| <= box - 0.4 to 0 at |x_a| >= box along each axis.

@@ -2,14 +2,19 @@
 // Every case runs unchanged under mpirun: each rank handles its part of every grid, norms are MPI
 // reductions, and rank 0 reports.
 #include "output_paths.h"
+#include "study_modules.h"
 
 #include "tensorium_mlir/Distributed/DistributedGrid.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/Cases.h"
+#include "tensorium_mlir/Verification/ConstraintStudy.h"
+#include "tensorium_mlir/Verification/StudyFile.h"
 #include "tensorium_mlir/Verification/Report.h"
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -28,13 +33,200 @@ struct Options : verification::CaseOptions {
   bool json = false;
 };
 
-const char *kUsage = "usage: tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
+const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--csv F] [--json] [--junit F.xml]\n"
+                     "       tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
                      "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
                      "cases: two-puncture-boosted, two-puncture-spinning, brill-lindquist, schwarzschild-isotropic,\n"
                      "       kasner-evolution, flat-evolution\n"
                      "                        [--memory-estimate]\n"
                      "Exit status: 0 every verdict passed, 1 a verdict failed or a run error, 2 bad arguments,\n"
                      "an empty norm region or not enough memory (checked before any work).\n";
+
+
+/// Runs `body`, then prints the report (text or JSON) and writes the CSV, the plot and the
+/// JUnit XML file asked for. Exit status 0 when every verdict passed, else 1.
+int runAndReport(const std::string &name, const Options &o, const std::function<void(verification::Report &)> &body) {
+  verification::Report report;
+  // Constraint rows: L2 and max of H and |M| with observed orders; kasner rows: steps, the max
+  // error twice, its order, and max |H| at the start and the end.
+  report.csv << "label,order,n,h,count,first_l2,first_max,first_order,second_l2,second_max,second_order\n";
+  try {
+    body(report);
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-verify: error: " << e.what() << "\n";
+    // A run error is a failed test case of the JUnit report too.
+    report.verdict("run", false, std::string("run error: ") + e.what());
+    if (gRank == 0 && !o.junit.empty())
+      tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()));
+    return 1;
+  }
+  if (gRank == 0 && !o.junit.empty()) {
+    if (!tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()))) {
+      std::cerr << "tensorium-verify: error: cannot write '" << o.junit << "'\n";
+      return 1;
+    }
+  }
+  if (o.json) {
+    std::cout << "{\"case\": \"" << name << "\", \"pass\": " << (report.pass() ? "true" : "false") << ", \"rows\": [";
+    for (size_t i = 0; i < report.json.size(); ++i)
+      std::cout << (i ? ", " : "") << report.json[i];
+    std::cout << "], \"verdicts\": [";
+    for (size_t i = 0; i < report.verdicts.size(); ++i) {
+      const verification::Verdict &v = report.verdicts[i];
+      std::cout << (i ? ", " : "") << "{\"name\": " << verification::jsonString(v.name)
+                << ", \"pass\": " << (v.pass ? "true" : "false") << ", \"message\": " << verification::jsonString(v.message)
+                << "}";
+    }
+    std::cout << "]}\n";
+  } else {
+    std::cout << report.text.str();
+  }
+  if (gRank != 0)
+    return report.pass() ? 0 : 1;
+  if (!o.csv.empty() && !tensorium_cli::writeFileAtomically(o.csv, report.csv.str())) {
+    std::cerr << "tensorium-verify: error: cannot write '" << o.csv << "'\n";
+    return 1;
+  }
+  if (!o.plot.empty()) {
+    const std::string partial = tensorium_cli::partialName(o.plot);
+    std::string command = std::string("'") + TENSORIUM_PLOT_PYTHON + "' '" + TENSORIUM_VERIFY_PLOT_SCRIPT + "' '" + o.csv +
+                          "' '" + partial + "' '" + name + "'";
+    if (std::system(command.c_str()) != 0 || std::rename(partial.c_str(), o.plot.c_str()) != 0) {
+      std::remove(partial.c_str());
+      std::cerr << "tensorium-verify: error: plotting failed (needs " << TENSORIUM_PLOT_PYTHON << " with matplotlib)\n";
+      return 1;
+    }
+    std::cerr << "wrote " << o.plot << "\n";
+  }
+  return report.pass() ? 0 : 1;
+}
+
+/// A study file: its key checks, the fixtures' modules and their checks come before any work
+/// (exit status 2 with one located message); then the study runs like a case.
+int runStudyFile(int argc, char **argv) {
+  const std::string file = argv[1];
+  Options o;
+  std::vector<std::string> overrides;
+  try {
+    for (int i = 2; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--json") {
+        o.json = true;
+        continue;
+      }
+      if (i + 1 >= argc)
+        throw std::invalid_argument("unknown option or missing value: '" + arg + "'");
+      const std::string value = argv[++i];
+      if (arg == "--set")
+        overrides.push_back(value);
+      else if (arg == "--csv")
+        o.csv = value;
+      else if (arg == "--junit")
+        o.junit = value;
+      else if (arg == "--plot")
+        o.plot = value;
+      else if (arg == "--kernel-dir")
+        gKernelDir = value;
+      else
+        throw std::invalid_argument("unknown option '" + arg + "'");
+    }
+    if (!o.plot.empty()) {
+      tensorium_cli::requireWritableOutput("--plot", o.plot);
+      if (o.csv.empty())
+        o.csv = o.plot + ".csv";
+    }
+    if (!o.csv.empty())
+      tensorium_cli::requireWritableOutput("--csv", o.csv);
+    if (!o.junit.empty())
+      tensorium_cli::requireWritableOutput("--junit", o.junit);
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  verification::configureCases(gComm, gKernelDir);
+  verification::StudyFile study;
+  verification::ConstraintStudy constraints;
+  tensorium_verify::FixtureModules modules(gComm, gRank, gKernelDir, TENSORIUM_VERIFY_SOURCE_DIR);
+  try {
+    study = verification::loadStudyFile(file, overrides);
+    if (study.kind == "case") {
+      o.orders = study.caseOptions.orders;
+      o.resolutions = study.caseOptions.resolutions;
+      const std::vector<int> resolutions =
+          !o.resolutions.empty() ? o.resolutions : verification::defaultResolutions(study.builtinCase);
+      double available = runtime::availableMemoryBytes();
+      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
+      const double estimate = verification::caseMemoryEstimate(study.builtinCase, resolutions, o.orders);
+      if (!(estimate <= available))
+        study.fail("grid.resolutions", runtime::InsufficientMemory("study " + study.name, estimate, available).what());
+      try {
+        verification::checkCaseNormRegions(study.builtinCase, resolutions, o.orders);
+      } catch (const std::invalid_argument &e) {
+        study.fail("grid.resolutions", e.what());
+      }
+    } else {
+      constraints.name = study.name;
+      constraints.description = study.description;
+      constraints.halfWidth = study.halfWidth;
+      constraints.resolutions = study.resolutions;
+      constraints.region = study.region;
+      constraints.expectedOrder = study.expectedOrder;
+      constraints.tolerance = study.tolerance;
+      constraints.judgeMomentum =
+          std::find(study.quantities.begin(), study.quantities.end(), "M") != study.quantities.end();
+      auto moduleOf = [&](const std::string &key, const std::string &fixture, int order, const std::string &role) {
+        std::string path;
+        try {
+          path = modules.module(fixture, order);
+        } catch (const std::exception &e) {
+          study.fail(key, e.what());
+        }
+        if (const std::string missing = verification::missingForRole(path, role); !missing.empty())
+          study.fail(key, "fixture '" + fixture + "' cannot serve as " +
+                              (role == "data" ? "exact-slice data" : "the constraints") + ": " + missing);
+        return path;
+      };
+      for (int order : study.orders)
+        constraints.constraintModules[order] = moduleOf("constraints.fixture", study.constraintsFixture, order, "constraints");
+      if (constraints.judgeMomentum &&
+          !verification::moduleHasBuffer(constraints.constraintModules.begin()->second, "M2"))
+        study.fail("verdict.quantities", "the constraints fixture has no M2 (gamma^ij M_i M_j) to compare");
+      if (study.dataSource == "two-puncture") {
+        constraints.twoPuncture = true;
+        constraints.punctures = study.punctures;
+      } else {
+        constraints.dataModule = moduleOf("data.fixture", study.dataFixture, 0, "data");
+        const std::vector<std::string> names = verification::moduleParameterNames(constraints.dataModule);
+        for (const auto &[name, value] : study.dataParameters)
+          if (std::find(names.begin(), names.end(), name) == names.end())
+            study.fail("data.parameters." + name, "the data fixture declares no parameter '" + name + "'");
+        for (const std::string &name : names) {
+          auto it = std::find_if(study.dataParameters.begin(), study.dataParameters.end(),
+                                 [&](const auto &p) { return p.first == name; });
+          if (it == study.dataParameters.end())
+            study.fail("data.parameters", "the data fixture's parameter '" + name + "' has no value");
+          constraints.dataParameters.push_back(it->second);
+        }
+      }
+      double available = runtime::availableMemoryBytes();
+      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
+      const double n = study.resolutions.back();
+      // The constraint cases' measured cost per point (docs/memory.md), plus a two-puncture solve.
+      const double estimate = 55e6 + 710 * n * n * n;
+      if (!(estimate <= available))
+        study.fail("grid.resolutions", runtime::InsufficientMemory("study " + study.name, estimate, available).what());
+    }
+  } catch (const verification::StudyFileError &e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  return runAndReport(study.name, o, [&](verification::Report &report) {
+    if (study.kind == "case")
+      verification::runCase(study.builtinCase, o, report);
+    else
+      verification::runConstraintStudy(constraints, report);
+  });
+}
 
 } // namespace
 
@@ -73,6 +265,8 @@ int run(int argc, char **argv) {
     std::cout << kUsage;
     return 0;
   }
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".toml")
+    return runStudyFile(argc, argv);
   Options o;
   bool memoryEstimateOnly = false;
   try {
@@ -159,57 +353,5 @@ int run(int argc, char **argv) {
   }
 
   verification::configureCases(gComm, gKernelDir);
-  verification::Report report;
-  // Constraint rows: L2 and max of H and |M| with observed orders; kasner rows: steps, the max
-  // error twice, its order, and max |H| at the start and the end.
-  report.csv << "label,order,n,h,count,first_l2,first_max,first_order,second_l2,second_max,second_order\n";
-  try {
-    verification::runCase(name, o, report);
-  } catch (const std::exception &e) {
-    std::cerr << "tensorium-verify: error: " << e.what() << "\n";
-    // A run error is a failed test case of the JUnit report too.
-    report.verdict("run", false, std::string("run error: ") + e.what());
-    if (gRank == 0 && !o.junit.empty())
-      tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()));
-    return 1;
-  }
-  if (gRank == 0 && !o.junit.empty()) {
-    if (!tensorium_cli::writeFileAtomically(o.junit, verification::junitXml(name, report.verdicts, report.text.str()))) {
-      std::cerr << "tensorium-verify: error: cannot write '" << o.junit << "'\n";
-      return 1;
-    }
-  }
-  if (o.json) {
-    std::cout << "{\"case\": \"" << name << "\", \"pass\": " << (report.pass() ? "true" : "false") << ", \"rows\": [";
-    for (size_t i = 0; i < report.json.size(); ++i)
-      std::cout << (i ? ", " : "") << report.json[i];
-    std::cout << "], \"verdicts\": [";
-    for (size_t i = 0; i < report.verdicts.size(); ++i) {
-      const verification::Verdict &v = report.verdicts[i];
-      std::cout << (i ? ", " : "") << "{\"name\": " << verification::jsonString(v.name)
-                << ", \"pass\": " << (v.pass ? "true" : "false") << ", \"message\": " << verification::jsonString(v.message)
-                << "}";
-    }
-    std::cout << "]}\n";
-  } else {
-    std::cout << report.text.str();
-  }
-  if (gRank != 0)
-    return report.pass() ? 0 : 1;
-  if (!o.csv.empty() && !tensorium_cli::writeFileAtomically(o.csv, report.csv.str())) {
-    std::cerr << "tensorium-verify: error: cannot write '" << o.csv << "'\n";
-    return 1;
-  }
-  if (!o.plot.empty()) {
-    const std::string partial = tensorium_cli::partialName(o.plot);
-    std::string command = std::string("'") + TENSORIUM_PLOT_PYTHON + "' '" + TENSORIUM_VERIFY_PLOT_SCRIPT + "' '" + o.csv +
-                          "' '" + partial + "' '" + name + "'";
-    if (std::system(command.c_str()) != 0 || std::rename(partial.c_str(), o.plot.c_str()) != 0) {
-      std::remove(partial.c_str());
-      std::cerr << "tensorium-verify: error: plotting failed (needs " << TENSORIUM_PLOT_PYTHON << " with matplotlib)\n";
-      return 1;
-    }
-    std::cerr << "wrote " << o.plot << "\n";
-  }
-  return report.pass() ? 0 : 1;
+  return runAndReport(name, o, [&](verification::Report &report) { verification::runCase(name, o, report); });
 }

@@ -1,0 +1,57 @@
+#pragma once
+// Study files (TOML, docs/studies.md): one declarative file per verification or convergence
+// study. Loading checks every key before anything runs; a bad file is one located message,
+// `FILE:LINE:COL: error: key 'a.b': what is wrong`, thrown as StudyFileError.
+#include "tensorium_mlir/Physics/TwoPunctures.h"
+#include "tensorium_mlir/Verification/Cases.h"
+#include "tensorium_mlir/Verification/Norms.h"
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tensorium_mlir::verification {
+
+class StudyFileError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StudyFile {
+  std::string path, name, description;
+  std::string kind; ///< "case" (a built-in case) or "constraints"
+
+  // kind = "case"
+  std::string builtinCase;
+  CaseOptions caseOptions;
+
+  // kind = "constraints"
+  std::string dataSource;     ///< "fixture" or "two-puncture"
+  std::string dataFixture;    ///< resolved against the study file's directory
+  std::vector<std::pair<std::string, double>> dataParameters; ///< by name, as written
+  physics::TwoPunctureParameters punctures;
+  std::string constraintsFixture;
+  std::vector<int> orders;
+  double halfWidth = 2.5;
+  std::vector<int> resolutions;
+  NormRegion region;
+  int expectedOrder = 0; ///< 0: the finite-difference order
+  double tolerance = 0.3;
+  std::vector<std::string> quantities{"H", "M"};
+
+  /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
+  std::string locate(const std::string &key) const;
+  /// Throws StudyFileError located at `key`.
+  [[noreturn]] void fail(const std::string &key, const std::string &message) const;
+
+  std::map<std::string, std::string> locations; ///< dotted key -> FILE:LINE:COL
+};
+
+/// Reads and checks a study file; `overrides` are "key=value" settings (TOML values, e.g.
+/// `grid.resolutions=[33,41,49]`) applied over the file's. Throws StudyFileError.
+StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> &overrides = {});
+
+} // namespace tensorium_mlir::verification

@@ -1,0 +1,407 @@
+// Study files: TOML through toml++ (Debian's libtomlplusplus), every key checked with its
+// location before anything runs.
+#include "tensorium_mlir/Verification/StudyFile.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+namespace tensorium_mlir::verification {
+
+namespace {
+
+std::string where(const toml::source_region &s, const std::string &fallbackPath) {
+  const std::string file = s.path ? *s.path : fallbackPath;
+  return file + ":" + std::to_string(s.begin.line ? s.begin.line : 1) + ":" +
+         std::to_string(s.begin.column ? s.begin.column : 1);
+}
+
+/// The keys a study file may hold, by kind; "data.parameters.*" takes any name.
+const std::set<std::string> &allowedKeys(const std::string &kind) {
+  static const std::set<std::string> common{"study", "study.name", "study.description", "study.kind", "grid",
+                                            "grid.resolutions", "grid.orders"};
+  static const std::set<std::string> builtin = [] {
+    std::set<std::string> k = common;
+    k.insert("study.case");
+    return k;
+  }();
+  static const std::set<std::string> constraints = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"data", "data.source", "data.fixture", "data.parameters", "constraints", "constraints.fixture",
+                            "grid.half_width", "norm", "norm.box", "norm.taper", "norm.centre", "norm.excision_centres",
+                            "norm.excision", "norm.rise", "verdict", "verdict.expected_order", "verdict.tolerance",
+                            "verdict.quantities"})
+      k.insert(key);
+    return k;
+  }();
+  return kind == "case" ? builtin : constraints;
+}
+
+/// A study file and its overrides: values by dotted key, overrides first.
+class Source {
+public:
+  Source(std::string path, const std::vector<std::string> &overrides) : path_(std::move(path)) {
+    try {
+      root_ = toml::parse_file(path_);
+    } catch (const toml::parse_error &e) {
+      throw StudyFileError(where(e.source(), path_) + ": error: " + std::string(e.description()));
+    }
+    for (const std::string &o : overrides) {
+      const size_t eq = o.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw StudyFileError("--set " + o + ": error: expected key=value (a TOML value, e.g. grid.resolutions=[33,41,49])");
+      const std::string key = o.substr(0, eq);
+      auto table = std::make_unique<toml::table>();
+      try {
+        *table = toml::parse(key + " = " + o.substr(eq + 1), "--set " + o);
+      } catch (const toml::parse_error &e) {
+        throw StudyFileError(where(e.source(), "--set " + o) + ": error: " + std::string(e.description()));
+      }
+      const toml::node *value = table->at_path(key).node();
+      if (!value)
+        throw StudyFileError("--set " + o + ": error: cannot read key '" + key + "'");
+      overrideNodes_[key] = value;
+      overrideTables_.push_back(std::move(table));
+    }
+  }
+
+  const toml::node *get(const std::string &key) const {
+    auto it = overrideNodes_.find(key);
+    if (it != overrideNodes_.end())
+      return it->second;
+    return root_.at_path(key).node();
+  }
+
+  /// FILE:LINE:COL of a key, of the closest enclosing table that exists, or of the file.
+  std::string locate(const std::string &key) const {
+    std::string k = key;
+    while (!k.empty()) {
+      if (const toml::node *n = get(k))
+        return where(n->source(), path_);
+      const size_t dot = k.rfind('.');
+      k = dot == std::string::npos ? "" : k.substr(0, dot);
+    }
+    return path_ + ":1:1";
+  }
+
+  /// Every dotted key of the file and the overrides with its location.
+  void keys(std::vector<std::pair<std::string, std::string>> &out) const {
+    walk(root_, "", out);
+    for (const auto &[key, node] : overrideNodes_) {
+      out.push_back({key, where(node->source(), path_)});
+      if (const toml::table *t = node->as_table())
+        walk(*t, key, out);
+    }
+  }
+
+private:
+  void walk(const toml::table &t, const std::string &prefix, std::vector<std::pair<std::string, std::string>> &out) const {
+    for (auto &&[k, v] : t) {
+      const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+      out.push_back({key, where(k.source(), path_)});
+      if (key == "data.parameters")
+        continue; // free-form parameter names, checked against the fixture
+      if (const toml::table *sub = v.as_table())
+        walk(*sub, key, out);
+    }
+  }
+
+  std::string path_;
+  toml::table root_;
+  std::vector<std::unique_ptr<toml::table>> overrideTables_;
+  std::map<std::string, const toml::node *> overrideNodes_;
+};
+
+class Reader {
+public:
+  Reader(const Source &source, StudyFile &study) : source_(source), study_(study) {}
+
+  [[noreturn]] void fail(const std::string &key, const std::string &message) const {
+    throw StudyFileError(source_.locate(key) + ": error: key '" + key + "': " + message);
+  }
+  const toml::node *get(const std::string &key) const {
+    const toml::node *n = source_.get(key);
+    if (n)
+      study_.locations[key] = source_.locate(key);
+    return n;
+  }
+  const toml::node &required(const std::string &key) const {
+    const toml::node *n = get(key);
+    if (!n)
+      fail(key, "missing (required)");
+    return *n;
+  }
+  std::string string(const std::string &key, const std::string &fallback, bool needed = false) const {
+    const toml::node *n = needed ? &required(key) : get(key);
+    if (!n)
+      return fallback;
+    if (!n->is_string())
+      fail(key, "expected a string");
+    return *n->value<std::string>();
+  }
+  double number(const std::string &key, double fallback, bool needed = false) const {
+    const toml::node *n = needed ? &required(key) : get(key);
+    if (!n)
+      return fallback;
+    if (!n->is_number())
+      fail(key, "expected a number");
+    const double v = *n->value<double>();
+    if (!std::isfinite(v))
+      fail(key, "expected a finite number");
+    return v;
+  }
+  std::vector<double> numbers(const toml::node &n, const std::string &key, size_t minimum, size_t maximum) const {
+    const toml::array *a = n.as_array();
+    if (!a)
+      fail(key, "expected an array of numbers");
+    std::vector<double> out;
+    for (const toml::node &e : *a) {
+      if (!e.is_number() || !std::isfinite(*e.value<double>()))
+        fail(key, "expected an array of finite numbers");
+      out.push_back(*e.value<double>());
+    }
+    if (out.size() < minimum || out.size() > maximum)
+      fail(key, minimum == maximum ? "expected " + std::to_string(minimum) + " numbers"
+                                   : "expected " + std::to_string(minimum) + " to " + std::to_string(maximum) + " numbers");
+    return out;
+  }
+  std::vector<int> integers(const std::string &key, long lo, long hi) const {
+    const toml::node *n = get(key);
+    if (!n)
+      return {};
+    const toml::array *a = n->as_array();
+    if (!a || a->empty())
+      fail(key, "expected a non-empty array of integers");
+    std::vector<int> out;
+    for (const toml::node &e : *a) {
+      if (!e.is_integer())
+        fail(key, "expected an array of integers");
+      const int64_t v = *e.value<int64_t>();
+      if (v < lo || v > hi)
+        fail(key, std::to_string(v) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      out.push_back(static_cast<int>(v));
+    }
+    return out;
+  }
+  std::array<double, 3> point(const toml::node &n, const std::string &key) const {
+    const std::vector<double> v = numbers(n, key, 3, 3);
+    return {v[0], v[1], v[2]};
+  }
+
+private:
+  const Source &source_;
+  StudyFile &study_;
+};
+
+void checkIncreasing(const Reader &r, const std::string &key, const std::vector<int> &v) {
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] <= v[i - 1])
+      r.fail(key, "must increase (" + std::to_string(v[i - 1]) + " then " + std::to_string(v[i]) + ")");
+}
+
+void checkOrders(const Reader &r, const std::string &key, const std::vector<int> &orders, int maximum) {
+  for (int p : orders)
+    if (p % 2 || p < 2 || p > maximum)
+      r.fail(key, "finite-difference orders are even, 2 to " + std::to_string(maximum) + " (got " + std::to_string(p) + ")");
+  std::vector<int> sorted = orders;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    r.fail(key, "an order is listed twice");
+}
+
+std::string resolvePath(const std::string &studyPath, const std::string &path) {
+  if (path.empty() || path[0] == '/')
+    return path;
+  return (std::filesystem::path(studyPath).parent_path() / path).lexically_normal().string();
+}
+
+void readConstraintStudy(const Reader &r, StudyFile &s) {
+  s.dataSource = r.string("data.source", "", true);
+  if (s.dataSource == "fixture") {
+    s.dataFixture = resolvePath(s.path, r.string("data.fixture", "", true));
+    if (!std::filesystem::is_regular_file(s.dataFixture))
+      r.fail("data.fixture", "no fixture file '" + s.dataFixture + "'");
+    if (const toml::node *p = r.get("data.parameters")) {
+      const toml::table *t = p->as_table();
+      if (!t)
+        r.fail("data.parameters", "expected a table of numbers (name = value)");
+      for (auto &&[k, v] : *t) {
+        const std::string key = "data.parameters." + std::string(k.str());
+        if (!v.is_number() || !std::isfinite(*v.value<double>()))
+          r.fail(key, "expected a finite number");
+        r.get(key);
+        s.dataParameters.push_back({std::string(k.str()), *v.value<double>()});
+      }
+    }
+  } else if (s.dataSource == "two-puncture") {
+    if (r.get("data.fixture"))
+      r.fail("data.fixture", "two-puncture data are solved by the built-in spectral solver, not from a fixture");
+    physics::TwoPunctureParameters &p = s.punctures;
+    if (const toml::node *n = r.get("data.parameters")) {
+      const toml::table *t = n->as_table();
+      if (!t)
+        r.fail("data.parameters", "expected a table (b, m1, m2, P1, P2, S1, S2)");
+      for (auto &&[k, v] : *t) {
+        const std::string name(k.str()), key = "data.parameters." + name;
+        r.get(key);
+        if (name == "b" || name == "m1" || name == "m2") {
+          const double x = r.number(key, 0, true);
+          if (!(x > 0))
+            r.fail(key, "must be positive");
+          (name == "b" ? p.b : name == "m1" ? p.m1 : p.m2) = x;
+        } else if (name == "P1" || name == "P2" || name == "S1" || name == "S2") {
+          const auto x = r.point(v, key);
+          (name == "P1" ? p.P1 : name == "P2" ? p.P2 : name == "S1" ? p.S1 : p.S2) = x;
+        } else {
+          r.fail(key, "unknown two-puncture parameter (b, m1, m2, P1, P2, S1, S2)");
+        }
+      }
+    }
+  } else {
+    r.fail("data.source", "'" + s.dataSource + "' is not a data source (fixture, two-puncture)");
+  }
+  s.constraintsFixture = resolvePath(s.path, r.string("constraints.fixture", "", true));
+  if (!std::filesystem::is_regular_file(s.constraintsFixture))
+    r.fail("constraints.fixture", "no fixture file '" + s.constraintsFixture + "'");
+
+  s.halfWidth = r.number("grid.half_width", 2.5);
+  if (!(s.halfWidth > 0))
+    r.fail("grid.half_width", "must be positive");
+  s.resolutions = r.integers("grid.resolutions", 9, 2000);
+  if (s.resolutions.empty())
+    r.required("grid.resolutions");
+  if (s.resolutions.size() < 3)
+    r.fail("grid.resolutions", "a constraint study needs at least three resolutions");
+  checkIncreasing(r, "grid.resolutions", s.resolutions);
+  s.orders = r.integers("grid.orders", 2, 16);
+  if (s.orders.empty())
+    s.orders = {4};
+  checkOrders(r, "grid.orders", s.orders, 16);
+
+  NormRegion &region = s.region;
+  region.box = r.number("norm.box", 0, true);
+  region.taper = r.number("norm.taper", 0.4);
+  region.excision = r.number("norm.excision", 0);
+  region.rise = r.number("norm.rise", 0.3);
+  if (const toml::node *c = r.get("norm.centre"))
+    region.centre = r.point(*c, "norm.centre");
+  if (!(region.box > 0))
+    r.fail("norm.box", "must be positive");
+  if (region.taper < 0 || region.taper >= region.box)
+    r.fail("norm.taper", "must be in [0, norm.box)");
+  if (region.excision < 0 || region.rise < 0)
+    r.fail(region.excision < 0 ? "norm.excision" : "norm.rise", "must not be negative");
+  for (size_t a = 0; a < 3; ++a)
+    if (std::abs(region.centre[a]) + region.box > s.halfWidth + 1e-12)
+      r.fail("norm.box", "the norm region reaches outside the grid (|centre| + box > grid.half_width = " +
+                             std::to_string(s.halfWidth) + ")");
+  if (const toml::node *e = r.get("norm.excision_centres")) {
+    const toml::array *a = e->as_array();
+    if (!a)
+      r.fail("norm.excision_centres", "expected an array of points [[x, y, z], ...]");
+    for (const toml::node &c : *a)
+      region.excisionCentres.push_back(r.point(c, "norm.excision_centres"));
+  }
+  if (!region.excisionCentres.empty() && !(region.excision > 0))
+    r.fail("norm.excision", "excision centres need a positive excision radius");
+  // Every resolution keeps weighted points (checked on the grid's points).
+  for (int n : s.resolutions) {
+    const Grid g = cube(n, s.halfWidth);
+    bool any = false;
+    for (int i = 0; i < n && !any; ++i)
+      for (int j = 0; j < n && !any; ++j)
+        for (int k = 0; k < n && !any; ++k)
+          any = region.weight(g.at(i, j, k)) > 0;
+    if (!any)
+      r.fail("norm.box", "the norm region holds no grid point at resolution " + std::to_string(n));
+  }
+
+  if (const toml::node *e = r.get("verdict.expected_order")) {
+    if (e->is_string() && *e->value<std::string>() == "fd")
+      s.expectedOrder = 0;
+    else if (e->is_integer() && *e->value<int64_t>() > 0 && *e->value<int64_t>() <= 32)
+      s.expectedOrder = static_cast<int>(*e->value<int64_t>());
+    else
+      r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
+  }
+  s.tolerance = r.number("verdict.tolerance", 0.3);
+  if (!(s.tolerance > 0))
+    r.fail("verdict.tolerance", "must be positive");
+  if (const toml::node *q = r.get("verdict.quantities")) {
+    const toml::array *a = q->as_array();
+    if (!a || a->empty())
+      r.fail("verdict.quantities", "expected a non-empty array of \"H\" and \"M\"");
+    s.quantities.clear();
+    for (const toml::node &e : *a) {
+      const std::string v = e.is_string() ? *e.value<std::string>() : "";
+      if (v != "H" && v != "M")
+        r.fail("verdict.quantities", "the compared quantities are \"H\" (Hamiltonian) and \"M\" (|momentum|)");
+      s.quantities.push_back(v);
+    }
+    if (std::find(s.quantities.begin(), s.quantities.end(), "H") == s.quantities.end())
+      r.fail("verdict.quantities", "\"H\" is always compared");
+  }
+}
+
+} // namespace
+
+std::string StudyFile::locate(const std::string &key) const {
+  for (std::string k = key; !k.empty();) {
+    auto it = locations.find(k);
+    if (it != locations.end())
+      return it->second;
+    const size_t dot = k.rfind('.');
+    k = dot == std::string::npos ? "" : k.substr(0, dot);
+  }
+  return path + ":1:1";
+}
+
+void StudyFile::fail(const std::string &key, const std::string &message) const {
+  throw StudyFileError(locate(key) + ": error: key '" + key + "': " + message);
+}
+
+StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> &overrides) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw StudyFileError(path + ": error: no such study file");
+  const Source source(path, overrides);
+  StudyFile s;
+  s.path = path;
+  const Reader r(source, s);
+  s.kind = r.string("study.kind", "", true);
+  if (s.kind != "case" && s.kind != "constraints")
+    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints)");
+  std::vector<std::pair<std::string, std::string>> keys;
+  source.keys(keys);
+  const std::set<std::string> &allowed = allowedKeys(s.kind);
+  for (const auto &[key, at] : keys)
+    if (!allowed.count(key) && key.rfind("data.parameters.", 0) != 0)
+      throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
+  s.name = r.string("study.name", "", true);
+  if (s.name.empty() || s.name.find_first_of(" \t\n/") != std::string::npos)
+    r.fail("study.name", "expected a non-empty name without spaces or slashes");
+  s.description = r.string("study.description", "");
+  if (s.kind == "case") {
+    s.builtinCase = r.string("study.case", "", true);
+    if (!isBuiltinCase(s.builtinCase))
+      r.fail("study.case", "'" + s.builtinCase + "' is not a built-in case");
+    s.caseOptions.resolutions = r.integers("grid.resolutions", 9, 2000);
+    checkIncreasing(r, "grid.resolutions", s.caseOptions.resolutions);
+    if (!s.caseOptions.resolutions.empty() && s.caseOptions.resolutions.size() < minimumResolutions(s.builtinCase))
+      r.fail("grid.resolutions", "case " + s.builtinCase + " needs at least " +
+                                     std::to_string(minimumResolutions(s.builtinCase)) + " resolutions");
+    const std::vector<int> orders = r.integers("grid.orders", 2, 6);
+    checkOrders(r, "grid.orders", orders, 6);
+    if (!orders.empty())
+      s.caseOptions.orders = orders;
+  } else {
+    readConstraintStudy(r, s);
+  }
+  return s;
+}
+
+} // namespace tensorium_mlir::verification
