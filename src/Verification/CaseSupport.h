@@ -245,7 +245,9 @@ struct Evolution {
     return {{g.n[0], g.n[1], g.n[2]}, {g.lo[0], g.lo[1], g.lo[2]}, {g.h[0], g.h[1], g.h[2]}, 0, distributed::Boundary::Open};
   }
   Evolution(const distributed::GridSpec &spec, int order, std::vector<double> p)
-      : module(&moduleFor("bssn", order)),
+      : Evolution(spec, moduleFor("bssn", order), std::move(p)) {}
+  Evolution(const distributed::GridSpec &spec, const LoadedModule &m, std::vector<double> p)
+      : module(&m),
         engine(std::make_unique<distributed::DistributedEvolution>(
             gComm, distributed::KernelModuleTables{module->tables(), module->adapters()}, options(spec, std::move(p)))),
         grid(localGrid(engine->grid())), storage(engine->storage()) {

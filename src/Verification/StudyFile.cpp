@@ -38,7 +38,17 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
       k.insert(key);
     return k;
   }();
-  return kind == "case" ? builtin : constraints;
+  static const std::set<std::string> testbed = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"study.test", "testbed", "testbed.amplitude", "testbed.rhos", "testbed.crossing_times",
+                            "testbed.courant", "testbed.ko_sigma", "testbed.projection", "testbed.samples", "verdict",
+                            "verdict.expected_order", "verdict.tolerance", "verdict.growth_bound",
+                            "verdict.error_bound"})
+      k.insert(key);
+    k.erase("grid.resolutions"); // the testbeds' resolutions are their rho values
+    return k;
+  }();
+  return kind == "case" ? builtin : kind == "testbed" ? testbed : constraints;
 }
 
 /// A study file and its overrides: values by dotted key, overrides first.
@@ -347,6 +357,62 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
   }
 }
 
+void readTestbed(const Reader &r, StudyFile &s) {
+  TestbedStudy &t = s.testbed;
+  t.name = s.name;
+  t.description = s.description;
+  t.test = r.string("study.test", "", true);
+  if (std::find(testbedNames().begin(), testbedNames().end(), t.test) == testbedNames().end())
+    r.fail("study.test", "'" + t.test + "' is not a testbed (robust-stability, linear-wave, gauge-wave)");
+  t.amplitude = r.number("testbed.amplitude", 0, true);
+  if (!(t.amplitude > 0) || t.amplitude >= 1)
+    r.fail("testbed.amplitude", "must be in (0, 1)");
+  if (const std::vector<int> rhos = r.integers("testbed.rhos", 1, 64); !rhos.empty())
+    t.rhos = rhos;
+  checkIncreasing(r, "testbed.rhos", t.rhos);
+  if (t.rhos.size() < (t.test == "robust-stability" ? 1u : 2u))
+    r.fail("testbed.rhos", "a convergence test needs at least two values of rho");
+  t.crossingTimes = r.number("testbed.crossing_times", 1);
+  if (!(t.crossingTimes > 0) || t.crossingTimes > 1e4)
+    r.fail("testbed.crossing_times", "must be in (0, 10000]");
+  t.courant = r.number("testbed.courant", 0.25);
+  if (!(t.courant > 0) || t.courant > 1)
+    r.fail("testbed.courant", "must be in (0, 1]");
+  t.koSigma = r.number("testbed.ko_sigma", 0);
+  if (t.koSigma < 0 || t.koSigma > 1)
+    r.fail("testbed.ko_sigma", "must be in [0, 1]");
+  if (const toml::node *n = r.get("testbed.projection")) {
+    if (!n->is_boolean())
+      r.fail("testbed.projection", "expected true or false");
+    t.projection = *n->value<bool>();
+  }
+  if (const toml::node *n = r.get("testbed.samples")) {
+    if (!n->is_integer() || *n->value<int64_t>() < 1 || *n->value<int64_t>() > 1000)
+      r.fail("testbed.samples", "expected an integer in [1, 1000]");
+    t.samples = static_cast<int>(*n->value<int64_t>());
+  }
+  if (const std::vector<int> orders = r.integers("grid.orders", 2, 6); !orders.empty())
+    t.orders = orders;
+  checkOrders(r, "grid.orders", t.orders, 6);
+  if (const toml::node *e = r.get("verdict.expected_order")) {
+    if (e->is_string() && *e->value<std::string>() == "fd")
+      t.expectedOrder = 0;
+    else if (e->is_integer() && *e->value<int64_t>() > 0 && *e->value<int64_t>() <= 32)
+      t.expectedOrder = static_cast<int>(*e->value<int64_t>());
+    else
+      r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
+  }
+  t.tolerance = r.number("verdict.tolerance", 0.3);
+  if (!(t.tolerance > 0))
+    r.fail("verdict.tolerance", "must be positive");
+  t.errorBound = r.number("verdict.error_bound", 0);
+  if (t.errorBound < 0 || (t.errorBound > 0 && t.test == "robust-stability"))
+    r.fail("verdict.error_bound", "a non-negative bound on max |error| / A, for the wave tests");
+  t.growthBound = r.number("verdict.growth_bound", 10);
+  if (!(t.growthBound >= 1))
+    r.fail("verdict.growth_bound", "must be at least 1");
+}
+
 } // namespace
 
 std::string StudyFile::locate(const std::string &key) const {
@@ -373,8 +439,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   s.path = path;
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
-  if (s.kind != "case" && s.kind != "constraints")
-    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints)");
+  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed")
+    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed)");
   std::vector<std::pair<std::string, std::string>> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
@@ -398,6 +464,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     checkOrders(r, "grid.orders", orders, 6);
     if (!orders.empty())
       s.caseOptions.orders = orders;
+  } else if (s.kind == "testbed") {
+    readTestbed(r, s);
   } else {
     readConstraintStudy(r, s);
   }

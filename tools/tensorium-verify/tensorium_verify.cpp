@@ -8,6 +8,7 @@
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/Cases.h"
 #include "tensorium_mlir/Verification/ConstraintStudy.h"
+#include "tensorium_mlir/Verification/FormulationTestbeds.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
 #include "tensorium_mlir/Verification/Report.h"
 
@@ -33,7 +34,7 @@ struct Options : verification::CaseOptions {
   bool json = false;
 };
 
-const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--csv F] [--json] [--junit F.xml]\n"
+const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--full] [--csv F] [--json] [--junit F.xml]\n"
                      "       tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
                      "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
                      "cases: two-puncture-boosted, two-puncture-spinning, brill-lindquist, schwarzschild-isotropic,\n"
@@ -114,6 +115,10 @@ int runStudyFile(int argc, char **argv) {
         o.json = true;
         continue;
       }
+      if (arg == "--full") { // the testbeds' published length
+        overrides.push_back("testbed.crossing_times=1000");
+        continue;
+      }
       if (i + 1 >= argc)
         throw std::invalid_argument("unknown option or missing value: '" + arg + "'");
       const std::string value = argv[++i];
@@ -164,6 +169,15 @@ int runStudyFile(int argc, char **argv) {
       } catch (const std::invalid_argument &e) {
         study.fail("grid.resolutions", e.what());
       }
+    } else if (study.kind == "testbed") {
+      // Memory: the evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
+      const int rho = study.testbed.rhos.back(), order = *std::max_element(study.testbed.orders.begin(),
+                                                                           study.testbed.orders.end());
+      const double points = (50.0 * rho + order + 2) * (2 * order + 5) * (2 * order + 5);
+      double available = runtime::availableMemoryBytes();
+      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
+      if (!(35e6 + 3500 * points <= available))
+        study.fail("testbed.rhos", runtime::InsufficientMemory("study " + study.name, 35e6 + 3500 * points, available).what());
     } else {
       constraints.name = study.name;
       constraints.description = study.description;
@@ -223,6 +237,8 @@ int runStudyFile(int argc, char **argv) {
   return runAndReport(study.name, o, [&](verification::Report &report) {
     if (study.kind == "case")
       verification::runCase(study.builtinCase, o, report);
+    else if (study.kind == "testbed")
+      verification::runTestbed(study.testbed, report);
     else
       verification::runConstraintStudy(constraints, report);
   });

@@ -4,6 +4,7 @@
 // `FILE:LINE:COL: error: key 'a.b': what is wrong`, thrown as StudyFileError.
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Verification/Cases.h"
+#include "tensorium_mlir/Verification/FormulationTestbeds.h"
 #include "tensorium_mlir/Verification/Norms.h"
 
 #include <map>
@@ -22,7 +23,7 @@ public:
 
 struct StudyFile {
   std::string path, name, description;
-  std::string kind; ///< "case" (a built-in case) or "constraints"
+  std::string kind; ///< "case" (a built-in case), "constraints" or "testbed"
 
   // kind = "case"
   std::string builtinCase;
@@ -41,6 +42,9 @@ struct StudyFile {
   int expectedOrder = 0; ///< 0: the finite-difference order
   double tolerance = 0.3;
   std::vector<std::string> quantities{"H", "M"};
+
+  // kind = "testbed"
+  TestbedStudy testbed;
 
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;

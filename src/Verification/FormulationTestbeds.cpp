@@ -1,0 +1,317 @@
+// The Apples-with-Apples formulation testbeds on the distributed engine: exact plane-wave data
+// (and noise) turned into BSSN variables, evolved with a harmonic-slicing BSSN kernel, the
+// compared metric component checked against the exact solution and the Hamiltonian constraint
+// followed over time.
+#include "tensorium_mlir/Verification/FormulationTestbeds.h"
+
+#include "CaseSupport.h"
+
+namespace tensorium_mlir::verification {
+
+using namespace cases;
+
+namespace {
+
+constexpr double kTwoPi = 2 * std::numbers::pi;
+
+/// ADM variables of a solution that depends on t and x only, with d_x gamma_ij.
+struct PlaneADM {
+  double alpha = 1;
+  double gamma[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double K[3][3] = {};
+  double dxGamma[3][3] = {};
+};
+
+PlaneADM gaugeWave(double A, double t, double x) {
+  PlaneADM s;
+  const double phase = kTwoPi * (x - t), H = 1 - A * std::sin(phase), dH = A * kTwoPi * std::cos(phase);
+  s.alpha = std::sqrt(H);
+  s.gamma[0][0] = H;
+  s.dxGamma[0][0] = -dH;             // d_x H
+  s.K[0][0] = -dH / (2 * s.alpha);   // -(d_t gamma_xx) / (2 alpha), beta = 0
+  return s;
+}
+
+PlaneADM linearWave(double A, double t, double x) {
+  PlaneADM s;
+  const double phase = kTwoPi * (x - t), b = A * std::sin(phase), db = A * kTwoPi * std::cos(phase);
+  s.gamma[1][1] = 1 + b;
+  s.gamma[2][2] = 1 - b;
+  s.dxGamma[1][1] = db;
+  s.dxGamma[2][2] = -db;
+  s.K[1][1] = db / 2; // -(d_t gamma_yy) / 2 with d_t b = -db
+  s.K[2][2] = -db / 2;
+  return s;
+}
+
+void invert(const double m[3][3], double inv[3][3], double &det) {
+  det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+  inv[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) / det;
+  inv[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) / det;
+  inv[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) / det;
+  inv[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) / det;
+  inv[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) / det;
+  inv[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) / det;
+  inv[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) / det;
+  inv[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det;
+  inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
+}
+
+/// BSSN variables of plane-wave ADM data at every point of g: chi = det^(-1/3), gammatilde =
+/// chi gamma, Atilde = chi (K_ij - gamma_ij K / 3), Gammatilde^i = -d_x gammatilde^(ix) with
+/// gammatilde^ij = det^(1/3) gamma^ij differentiated in closed form; beta = B = 0.
+BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &at) {
+  BSSNState s(g.points());
+  const size_t N = g.points();
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k) {
+        const size_t p = g.index(i, j, k);
+        const PlaneADM a = at(g.at(i, j, k)[0]);
+        double inv[3][3], det;
+        invert(a.gamma, inv, det);
+        const double chi = std::cbrt(1 / det), cbrtDet = std::cbrt(det);
+        double trK = 0, trDg = 0;
+        for (int m = 0; m < 3; ++m)
+          for (int n = 0; n < 3; ++n) {
+            trK += inv[m][n] * a.K[m][n];
+            trDg += inv[m][n] * a.dxGamma[m][n];
+          }
+        s.chi[p] = chi;
+        s.K[p] = trK;
+        s.alpha[p] = a.alpha;
+        for (int m = 0; m < 3; ++m)
+          for (int n = 0; n < 3; ++n) {
+            const size_t c = static_cast<size_t>(m * 3 + n) * N + p;
+            s.gammatilde[c] = chi * a.gamma[m][n];
+            s.Atilde[c] = chi * (a.K[m][n] - a.gamma[m][n] * trK / 3);
+          }
+        for (int m = 0; m < 3; ++m) {
+          // d_x gamma^(m0) = -gamma^(mk) d_x gamma_kl gamma^(l0)
+          double dInv = 0;
+          for (int kk = 0; kk < 3; ++kk)
+            for (int l = 0; l < 3; ++l)
+              dInv -= inv[m][kk] * a.dxGamma[kk][l] * inv[l][0];
+          s.Gammatilde[static_cast<size_t>(m) * N + p] = -(cbrtDet * trDg / 3 * inv[m][0] + cbrtDet * dInv);
+        }
+      }
+  return s;
+}
+
+/// A uniform number in [-1, 1) from a point's global index and a component (independent of how
+/// the grid is split among ranks).
+double noiseAt(uint64_t key) {
+  uint64_t z = key + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/// Minkowski plus noise of amplitude eps on every component of every variable (symmetric
+/// tensors keep their symmetry); `nx`, `ny`, `nz` the global points per axis.
+BSSNState noisyMinkowski(const Grid &g, double eps, const std::array<int, 3> &global) {
+  BSSNState s = planeWaveState(g, [](double) { return PlaneADM{}; });
+  const size_t N = g.points();
+  uint64_t field = 0;
+  for (auto [name, values] : bssnFields(s)) {
+    const size_t comps = values->size() / N;
+    for (int i = 0; i < g.n[0]; ++i)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int k = 0; k < g.n[2]; ++k) {
+          const auto wrap = [](int v, int n) { return static_cast<uint64_t>(((v % n) + n) % n); };
+          const uint64_t point = (wrap(g.offset[0] + i, global[0]) * static_cast<uint64_t>(global[1]) +
+                                  wrap(g.offset[1] + j, global[1])) * static_cast<uint64_t>(global[2]) +
+                                 wrap(g.offset[2] + k, global[2]);
+          const size_t p = g.index(i, j, k);
+          for (size_t c = 0; c < comps; ++c) {
+            const size_t a = comps == 9 ? std::min(c / 3, c % 3) * 3 + std::max(c / 3, c % 3) : c;
+            (*values)[c * N + p] += eps * noiseAt(((point * 16 + field) * 16 + a) * 2654435761ULL);
+          }
+        }
+    ++field;
+  }
+  return s;
+}
+
+std::vector<double> moduleParams(const LoadedModule &m, const std::map<std::string, double> &values) {
+  const tensorium_module_tables &t = m.module->tables();
+  std::vector<double> out;
+  for (int i = 0; i < t.param_count; ++i) {
+    auto it = values.find(t.param_names[i]);
+    if (it == values.end())
+      throw std::runtime_error(std::string("the testbed has no value for the kernel parameter '") + t.param_names[i] + "'");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+struct RunResult {
+  std::vector<std::pair<double, Norms>> hamiltonian; // (t, norms of H)
+  Norms error;                                       // of the compared component at the end
+  int steps = 0;
+  double h = 0;
+};
+
+} // namespace
+
+const std::vector<std::string> &testbedNames() {
+  static const std::vector<std::string> names{"robust-stability", "linear-wave", "gauge-wave"};
+  return names;
+}
+
+void runTestbed(const TestbedStudy &study, Report &report) {
+  const bool noise = study.test == "robust-stability", gauge = study.test == "gauge-wave";
+  if (!noise && !gauge && study.test != "linear-wave")
+    throw std::invalid_argument("unknown testbed '" + study.test + "'");
+  report.text << "study " << study.name << ": " << study.test << "\n" << study.description << "\n"
+              << "BSSN with harmonic slicing (d_t alpha = -alpha^2 K), zero shift; x in [-0.5, 0.5] periodic, dx = 1 / (50 "
+                 "rho), thin periodic y and z; RK4, dt = "
+              << study.courant << " dx; T = " << study.crossingTimes << " crossing times; Kreiss-Oliger sigma = "
+              << study.koSigma << "; algebraic-constraint projection after each step: "
+              << (study.projection ? "on" : "off") << "\n";
+  if (noise)
+    report.text << "data: Minkowski plus uniform noise of amplitude " << study.amplitude << " / rho^2 on every variable\n";
+  else
+    report.text << "data: " << study.test << " A = " << study.amplitude << "; compared: "
+                << (gauge ? "gamma_xx" : "gamma_yy") << " against the exact solution at T\n";
+  report.text << "\n";
+  const size_t compared = gauge ? 0 : 4; // gamma_xx or gamma_yy, component-major (i * 3 + j)
+  for (int order : study.orders) {
+    const LoadedModule &module = moduleFor(study.moduleKind, order);
+    const std::vector<double> params =
+        moduleParams(module, {{"eta", 0.0}, {"shift_driver", 0.0}, {"shift_advect", 0.0}, {"ko_sigma", study.koSigma}});
+    std::vector<RunResult> results;
+    const auto begin = std::chrono::steady_clock::now();
+    for (int rho : study.rhos) {
+      // Thin in y and z: the fewest points a periodic axis of the kernel's stencil allows.
+      const int nx = 50 * rho, nyz = order + 3;
+      const double h = 1.0 / nx, dt = study.courant * h;
+      const int steps = static_cast<int>(std::lround(study.crossingTimes / dt));
+      distributed::GridSpec spec{{nx, nyz, nyz}, {-0.5, 0, 0}, {h, h, h}, 0, distributed::Boundary::Periodic};
+      Evolution e(spec, module, params);
+      if (study.projection)
+        e.engine->setPostStepHook(distributed::bssnAlgebraicConstraints());
+      const Grid &g = e.grid;
+      const double A = study.amplitude;
+      auto exact = [&](double t) {
+        return planeWaveState(g, [&](double x) { return gauge ? gaugeWave(A, t, x) : linearWave(A, t, x); });
+      };
+      e.load(noise ? noisyMinkowski(g, A / (rho * rho), {nx, nyz, nyz}) : exact(0));
+      const Mask interior = e.interior();
+      RunResult r;
+      r.h = h;
+      r.steps = steps;
+      const int every = std::max(1, steps / std::max(1, study.samples));
+      for (int s = 0;; ++s) {
+        if (s % every == 0 || s == steps) {
+          const ConstraintNorms c = evaluateConstraints(g, toADM(e.state()), order, interior);
+          if (!std::isfinite(c.H.l2) || !std::isfinite(c.H.max))
+            throw std::runtime_error(study.test + ": the evolution became non-finite at rho = " + std::to_string(rho) +
+                                     ", t = " + std::to_string(s * dt));
+          r.hamiltonian.push_back({s * dt, c.H});
+        }
+        if (s == steps)
+          break;
+        e.step(dt);
+      }
+      if (!noise) {
+        const BSSNState end = e.state(), want = exact(steps * dt);
+        const size_t N = g.points();
+        std::vector<double> error(N);
+        for (size_t p = 0; p < N; ++p)
+          error[p] = end.gammatilde[compared * N + p] / end.chi[p] - want.gammatilde[compared * N + p] / want.chi[p];
+        r.error = norms(error, interior);
+      }
+      results.push_back(r);
+      if (gRank == 0)
+        std::fprintf(stderr, "  %s order %d rho=%d: %d steps\n", study.test.c_str(), order, rho, steps);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    // Hamiltonian constraint over time.
+    char line[256];
+    report.text << "Hamiltonian constraint over time, finite-difference order " << order << " (L2 / max):\n";
+    std::snprintf(line, sizeof line, "%8s", "t");
+    report.text << line;
+    for (int rho : study.rhos) {
+      std::snprintf(line, sizeof line, "   %10s rho=%-2d %10s", "", rho, "");
+      report.text << line;
+    }
+    report.text << "\n";
+    for (size_t k = 0; k < results.front().hamiltonian.size(); ++k) {
+      std::snprintf(line, sizeof line, "%8.3f", results.front().hamiltonian[k].first);
+      report.text << line;
+      for (const RunResult &r : results) {
+        const Norms &n = r.hamiltonian[std::min(k, r.hamiltonian.size() - 1)].second;
+        std::snprintf(line, sizeof line, "   %11.4e %11.4e", n.l2, n.max);
+        report.text << line;
+      }
+      report.text << "\n";
+    }
+    for (size_t i = 0; i < results.size(); ++i)
+      for (const auto &[t, n] : results[i].hamiltonian) {
+        char row[320];
+        std::snprintf(row, sizeof row, "%s H,%d,%d,%.17g,%zu,%.17g,%.17g,%.17g,nan,nan,nan\n", study.test.c_str(), order,
+                      50 * study.rhos[i], results[i].h, n.count, n.l2, n.max, t);
+        report.csv << row;
+      }
+    if (noise) {
+      bool ok = true;
+      std::vector<double> growth;
+      for (const RunResult &r : results) {
+        double worst = 0;
+        for (const auto &[t, n] : r.hamiltonian)
+          worst = std::max(worst, n.max);
+        growth.push_back(worst / r.hamiltonian.front().second.max);
+        ok = ok && growth.back() <= study.growthBound;
+      }
+      ok = ok && growth.back() <= 2 * growth.front();
+      std::ostringstream message;
+      message << "growth of max|H| over the run:";
+      for (size_t i = 0; i < growth.size(); ++i)
+        message << " rho=" << study.rhos[i] << ": " << growth[i];
+      message << "; required <= " << study.growthBound << " at every rho and no more than twice the coarsest's at the finest";
+      report.verdict(study.test + " order " + std::to_string(order), ok, message.str(), seconds);
+    } else {
+      report.text << "\nerror of " << (gauge ? "gamma_xx" : "gamma_yy") << " at T:\n";
+      std::snprintf(line, sizeof line, "%5s %6s %9s %7s %12s %12s %8s\n", "rho", "n", "dx", "steps", "L2", "max", "p");
+      report.text << line;
+      OrderSeries series;
+      for (size_t i = 0; i < results.size(); ++i) {
+        const double p = series.add(results[i].error.l2, results[i].h);
+        std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %8.3f\n", study.rhos[i], 50 * study.rhos[i],
+                      results[i].h, results[i].steps, results[i].error.l2, results[i].error.max, p);
+        report.text << line;
+        char row[320];
+        std::snprintf(row, sizeof row, "%s error,%d,%d,%.17g,%zu,nan,nan,nan,%.17g,%.17g,%.6g\n", study.test.c_str(),
+                      order, 50 * study.rhos[i], results[i].h, results[i].error.count, results[i].error.l2,
+                      results[i].error.max, p);
+        report.csv << row;
+        std::snprintf(row, sizeof row, "{\"label\": \"%s\", \"order\": %d, \"rho\": %d, \"h\": %.17g, \"error_l2\": %.17g}",
+                      study.test.c_str(), order, study.rhos[i], results[i].h, results[i].error.l2);
+        report.json.push_back(row);
+      }
+      const int expected = study.expectedOrder > 0 ? study.expectedOrder : order;
+      char message[240];
+      if (study.errorBound > 0) {
+        double worst = 0;
+        for (const RunResult &r : results)
+          worst = std::max(worst, r.error.max);
+        std::snprintf(message, sizeof message,
+                      "max error / A = %.3e at the worst rho (observed p = %.3f, not judged); required <= %g", worst /
+                      study.amplitude, series.last(), study.errorBound);
+        report.verdict(study.test + " order " + std::to_string(order), worst <= study.errorBound * study.amplitude,
+                       message, seconds);
+      } else {
+        std::snprintf(message, sizeof message, "finest pair: p = %.3f; required within %g of %d", series.last(),
+                      study.tolerance, expected);
+        report.verdict(study.test + " order " + std::to_string(order), series.within(expected, study.tolerance), message,
+                       seconds);
+      }
+    }
+    report.text << "\n";
+  }
+}
+
+} // namespace tensorium_mlir::verification
