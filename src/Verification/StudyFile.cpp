@@ -48,7 +48,18 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     k.erase("grid.resolutions"); // the testbeds' resolutions are their rho values
     return k;
   }();
-  return kind == "case" ? builtin : kind == "testbed" ? testbed : constraints;
+  static const std::set<std::string> elliptic = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"study.suite", "solver", "solver.preconditioner", "solver.configuration",
+                            "solver.fourier_points"})
+      k.insert(key);
+    k.erase("grid.orders"); // spectral
+    return k;
+  }();
+  return kind == "case"       ? builtin
+         : kind == "testbed"  ? testbed
+         : kind == "elliptic" ? elliptic
+                              : constraints;
 }
 
 /// A study file and its overrides: values by dotted key, overrides first.
@@ -439,8 +450,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   s.path = path;
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
-  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed")
-    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed)");
+  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic")
+    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic)");
   std::vector<std::pair<std::string, std::string>> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
@@ -466,6 +477,22 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
       s.caseOptions.orders = orders;
   } else if (s.kind == "testbed") {
     readTestbed(r, s);
+  } else if (s.kind == "elliptic") {
+    // Names are checked by the tool that knows its suites and preconditioners.
+    s.suite = r.string("study.suite", "", true);
+    s.resolutions = r.integers("grid.resolutions", 3, 100000);
+    if (s.resolutions.empty())
+      r.required("grid.resolutions");
+    if (s.resolutions.size() < 3)
+      r.fail("grid.resolutions", "a convergence study needs at least three resolutions");
+    checkIncreasing(r, "grid.resolutions", s.resolutions);
+    s.preconditioner = r.string("solver.preconditioner", "none");
+    s.configuration = r.string("solver.configuration", "both");
+    if (const toml::node *n = r.get("solver.fourier_points")) {
+      if (!n->is_integer() || *n->value<int64_t>() < 1 || *n->value<int64_t>() > 100000)
+        r.fail("solver.fourier_points", "expected an integer in [1, 100000]");
+      s.fourierPoints = static_cast<int>(*n->value<int64_t>());
+    }
   } else {
     readConstraintStudy(r, s);
   }

@@ -6,9 +6,11 @@
 #include "two_puncture_study.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Verification/StudyFile.h"
 
 #include "tensorium_mlir/Elliptic/SpectralNewton.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -280,7 +282,8 @@ double manufacturedMemoryEstimate(int n, int unknownsPerPoint, int fourierPoints
 int usage(const char *message) {
   if (message)
     std::cerr << "tensorium-converge: error: " << message << "\n";
-  std::cerr << "usage: tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
+  std::cerr << "usage: tensorium-converge STUDY.toml [--set key=value]... [--csv FILE] [--json] [--plot FILE.png]\n"
+               "       tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
                "                                            modal-laplacian-shift|mapped-fd-laplacian-shift|\n"
                "                                            mapped-fd-multigrid]\n"
@@ -298,7 +301,66 @@ int usage(const char *message) {
 
 } // namespace
 
+int runSuite(int argc, char **argv);
+
+/// A study file (docs/studies.md, kind "elliptic"): its keys become the suite's options; the
+/// command line's other options (--csv, --json, --plot, ...) follow them.
+int runStudyFile(int argc, char **argv) {
+  std::vector<std::string> overrides, rest;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--set" && i + 1 < argc)
+      overrides.push_back(argv[++i]);
+    else
+      rest.push_back(argv[i]);
+  }
+  std::vector<std::string> args{argv[0]};
+  try {
+    const verification::StudyFile study = verification::loadStudyFile(argv[1], overrides);
+    if (study.kind != "elliptic")
+      study.fail("study.kind", "tensorium-converge runs studies of kind 'elliptic' (tensorium-verify runs '" + study.kind +
+                                   "')");
+    const std::vector<std::string> suites{"poisson", "nonlinear-toy", "lichnerowicz", "two-field", "two-puncture"};
+    if (std::find(suites.begin(), suites.end(), study.suite) == suites.end())
+      study.fail("study.suite", "'" + study.suite + "' is not a suite (poisson, nonlinear-toy, lichnerowicz, two-field, "
+                                                    "two-puncture)");
+    try {
+      parsePreconditioner(study.preconditioner);
+    } catch (const std::exception &e) {
+      study.fail("solver.preconditioner", e.what());
+    }
+    if (study.configuration != "boosted" && study.configuration != "spinning" && study.configuration != "both")
+      study.fail("solver.configuration", "expected boosted, spinning or both");
+    if (study.suite != "two-puncture" && study.configuration != "both")
+      study.fail("solver.configuration", "only the two-puncture suite has configurations");
+    std::string resolutions;
+    for (int n : study.resolutions)
+      resolutions += (resolutions.empty() ? "" : ",") + std::to_string(n);
+    args.insert(args.end(), {study.suite, "--resolutions", resolutions, "--preconditioner", study.preconditioner});
+    if (study.suite == "two-puncture")
+      args.insert(args.end(), {"--configuration", study.configuration});
+    if (study.fourierPoints > 0)
+      args.insert(args.end(), {"--fourier-points", std::to_string(study.fourierPoints)});
+  } catch (const verification::StudyFileError &e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  args.insert(args.end(), rest.begin(), rest.end());
+  std::vector<char *> pointers;
+  for (std::string &a : args)
+    pointers.push_back(a.data());
+  return runSuite(static_cast<int>(pointers.size()), pointers.data());
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 2) {
+    const std::string first = argv[1];
+    if (first.size() > 5 && first.substr(first.size() - 5) == ".toml")
+      return runStudyFile(argc, argv);
+  }
+  return runSuite(argc, argv);
+}
+
+int runSuite(int argc, char **argv) {
   if (argc < 2)
     return usage("no suite given");
   std::string suiteName = argv[1];

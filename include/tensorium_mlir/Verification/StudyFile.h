@@ -23,7 +23,7 @@ public:
 
 struct StudyFile {
   std::string path, name, description;
-  std::string kind; ///< "case" (a built-in case), "constraints" or "testbed"
+  std::string kind; ///< "case" (a built-in case), "constraints", "testbed" or "elliptic"
 
   // kind = "case"
   std::string builtinCase;
@@ -45,6 +45,10 @@ struct StudyFile {
 
   // kind = "testbed"
   TestbedStudy testbed;
+
+  // kind = "elliptic" (tensorium-converge): a suite with its resolutions and solver settings
+  std::string suite, preconditioner, configuration;
+  int fourierPoints = 0; ///< 0: the tool's default
 
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;
