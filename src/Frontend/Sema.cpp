@@ -580,6 +580,14 @@ private:
       return std::nullopt;
     }
     auto it = globals_.find(name);
+    if (it == globals_.end() && name == "t" && context_ == Context::InitialData) {
+      // The reserved time coordinate of initial data (a metric4 may depend on it): passed to
+      // the kernels as a scalar, appended to the parameters (programs that declare a parameter
+      // or anything else named t keep that meaning).
+      m_.params.push_back(ParamDecl{"t", e.range});
+      m_.timeParam = static_cast<int>(m_.params.size() - 1);
+      it = globals_.emplace("t", Symbol{SymbolKind::Param, e.range}).first;
+    }
     if (it == globals_.end()) {
       if (findBuiltin(name) || name == "contract" || name == "laplacian" ||
           (name.size() > 2 && name.rfind("d_", 0) == 0) || name.rfind("nabla_", 0) == 0)
@@ -1188,8 +1196,12 @@ private:
     std::map<std::string, SourceRange> seen;
     for (SplitEntry &entry : block.split) {
       const std::string &q = entry.quantity;
-      if (q != "alpha" && q != "gamma" && q != "gammaU") {
-        d_.error(entry.quantityRange, "unknown 3+1 quantity '" + q + "' (expected alpha, gamma or gammaU)");
+      static const std::set<std::string> known{"alpha", "beta",  "gamma",  "gammaU", "Kij",
+                                               "chi",   "gammatilde", "K", "Atilde", "Gammatilde"};
+      if (!known.count(q)) {
+        d_.error(entry.quantityRange, "unknown 3+1 quantity '" + q +
+                                          "' (expected alpha, beta, gamma, gammaU, Kij, or the BSSN chi, gammatilde, K, "
+                                          "Atilde, Gammatilde)");
         continue;
       }
       auto [it, inserted] = seen.insert({q, entry.quantityRange});
@@ -1209,9 +1221,16 @@ private:
       unsigned rank = tensorTypeRank(f.type);
       bool shapeOk;
       std::string expected;
-      if (q == "alpha") {
+      if (q == "alpha" || q == "chi" || q == "K") {
         shapeOk = rank == 0;
         expected = "a scalar field";
+      } else if (q == "beta" || q == "Gammatilde") {
+        shapeOk = rank == 1 && f.space == IndexSpace::Spatial && f.variances[0] == Variance::Up;
+        expected = "a spatial vector field";
+      } else if (q == "Kij" || q == "gammatilde" || q == "Atilde") {
+        shapeOk = rank == 2 && f.space == IndexSpace::Spatial && f.variances[0] == Variance::Down &&
+                  f.variances[1] == Variance::Down;
+        expected = "a spatial covariant rank-2 field (metric or cov_tensor2)";
       } else {
         Variance want = q == "gamma" ? Variance::Down : Variance::Up;
         shapeOk = rank == 2 && f.space == IndexSpace::Spatial && f.variances[0] == want &&

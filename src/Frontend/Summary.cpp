@@ -62,12 +62,20 @@ void printModuleSummary(const Module &m, std::ostream &os) {
   for (const InitialDataBlock &b : m.initialData) {
     if (!b.metric4 || !b.hasSplit)
       continue;
-    std::set<std::string> writes;
-    for (const SplitEntry &e : b.split)
-      writes.insert(e.target);
+    std::set<std::string> writes, slice;
+    for (const SplitEntry &e : b.split) {
+      slice.insert(e.target);
+      if (e.quantity == "alpha" || e.quantity == "gamma" || e.quantity == "gammaU")
+        writes.insert(e.target);
+    }
     os << "    initial_data: tensorium_init_point, tensorium_init_grid_scf, "
           "tensorium_init_grid_affine\n";
     os << "      writes: " << join(writes) << '\n';
+    if (slice != writes) {
+      os << "    initial_data slice: tensorium_init_slice_point, tensorium_init_slice_grid_scf, "
+            "tensorium_init_slice_grid_affine\n";
+      os << "      writes: " << join(slice) << '\n';
+    }
   }
   for (const ComputeBlock &b : m.blocks) {
     std::set<std::string> reads, writes;

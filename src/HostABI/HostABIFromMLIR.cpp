@@ -131,7 +131,7 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
         memrefNames.push_back({o, HostBufferRole::Output});
     } else {
       // Coordinates are buffers in grid kernels and f64 values in point kernels.
-      if (k.kind != kKindInitPoint && coordsAreBuffers)
+      if (!isInitPointKind(k.kind) && coordsAreBuffers)
         for (const std::string &c : k.coordNames)
           memrefNames.push_back({c, HostBufferRole::Coordinate});
       for (const std::string &f : k.fieldNames)
@@ -202,7 +202,7 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
         scalarNames = {"n_points"};
       if (k.kind != kKindSpectralResidual && k.kind != kKindSpectralResidualJvp) {
         scalarNames.insert(scalarNames.end(), k.paramNames.begin(), k.paramNames.end());
-        if (k.kind == kKindInitPoint)
+        if (isInitPointKind(k.kind))
           scalarNames.insert(scalarNames.end(), k.coordNames.begin(), k.coordNames.end());
       } else {
         const bool jvp = k.kind == kKindSpectralResidualJvp;

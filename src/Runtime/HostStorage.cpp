@@ -9,7 +9,7 @@ namespace tensorium_mlir::runtime {
 
 namespace {
 bool isFlatGridKind(const std::string &kind) {
-  return kind == abi::kKindInitGridScf || kind == abi::kKindInitGridAffine || kind == abi::kKindSpectralResidualGrid;
+  return abi::isInitGridKind(kind) || kind == abi::kKindSpectralResidualGrid;
 }
 } // namespace
 
@@ -256,7 +256,7 @@ GeneratedHostStorage::GeneratedHostStorage(const GeneratedHostTables &t, GridSha
           b.arg_index >= k.arg_count)
         throw StorageError("buffer descriptor " + std::to_string(k.first_buffer + bi) + " of '" + k.symbol +
                            "' is malformed");
-      if (std::string(k.kind) == abi::kKindInitPoint)
+      if (abi::isInitPointKind(k.kind))
         continue;
       abi::HostBufferRole role = b.role == TENSORIUM_BUFFER_ROLE_COORDINATE ? abi::HostBufferRole::Coordinate
                                  : b.role == TENSORIUM_BUFFER_ROLE_OUTPUT   ? abi::HostBufferRole::Output

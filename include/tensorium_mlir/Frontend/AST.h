@@ -238,6 +238,8 @@ struct Module {
   std::string path;
   std::vector<std::unique_ptr<FieldDecl>> fields;
   std::vector<ParamDecl> params;
+  /// Index in params of the reserved time coordinate `t` of initial data (sema), -1 when unused.
+  int timeParam = -1;
   bool hasParams = false;
   SourceRange paramsRange;
   std::vector<std::unique_ptr<ExternDecl>> externs;

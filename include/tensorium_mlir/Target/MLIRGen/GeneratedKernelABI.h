@@ -49,6 +49,11 @@ inline constexpr std::string_view kSymbolEntry = "tensorium_entry";
 inline constexpr std::string_view kSymbolInitPoint = "tensorium_init_point";
 inline constexpr std::string_view kSymbolInitGridScf = "tensorium_init_grid_scf";
 inline constexpr std::string_view kSymbolInitGridAffine = "tensorium_init_grid_affine";
+/// Full 3+1 slices (additive): initial data whose split_3p1 also maps beta, Kij or the BSSN
+/// variables get these kernels besides the three above, which keep (alpha, gamma, gammaU).
+inline constexpr std::string_view kSymbolInitSlicePoint = "tensorium_init_slice_point";
+inline constexpr std::string_view kSymbolInitSliceGridScf = "tensorium_init_slice_grid_scf";
+inline constexpr std::string_view kSymbolInitSliceGridAffine = "tensorium_init_slice_grid_affine";
 inline constexpr std::string_view kSymbolRhsGridScf = "tensorium_rhs_grid_scf";
 inline constexpr std::string_view kSymbolRhsGridAffine = "tensorium_rhs_grid_affine";
 inline constexpr std::string_view kSymbolRhsGridParallel = "tensorium_rhs_grid_parallel";
@@ -67,6 +72,9 @@ inline constexpr std::string_view kKindEntry = "entry";
 inline constexpr std::string_view kKindInitPoint = "init_point";
 inline constexpr std::string_view kKindInitGridScf = "init_grid_scf";
 inline constexpr std::string_view kKindInitGridAffine = "init_grid_affine";
+inline constexpr std::string_view kKindInitSlicePoint = "init_slice_point";
+inline constexpr std::string_view kKindInitSliceGridScf = "init_slice_grid_scf";
+inline constexpr std::string_view kKindInitSliceGridAffine = "init_slice_grid_affine";
 inline constexpr std::string_view kKindRhsGridScf = "rhs_grid_scf";
 inline constexpr std::string_view kKindRhsGridAffine = "rhs_grid_affine";
 inline constexpr std::string_view kKindRhsGridParallel = "rhs_grid_parallel";
@@ -76,6 +84,14 @@ inline constexpr std::string_view kKindResidualGridParallel = "residual_grid_par
 inline constexpr std::string_view kKindSpectralResidual = "spectral_residual";
 inline constexpr std::string_view kKindSpectralResidualJvp = "spectral_residual_jvp";
 inline constexpr std::string_view kKindSpectralResidualGrid = "spectral_residual_grid";
+
+/// Point kernels of initial data: coordinates are scalar arguments.
+constexpr bool isInitPointKind(std::string_view kind) { return kind == kKindInitPoint || kind == kKindInitSlicePoint; }
+/// Grid kernels of initial data over a flat list of points (coordinates are buffers).
+constexpr bool isInitGridKind(std::string_view kind) {
+  return kind == kKindInitGridScf || kind == kKindInitGridAffine || kind == kKindInitSliceGridScf ||
+         kind == kKindInitSliceGridAffine;
+}
 
 /// Output buffers of `dt X = ...` are named with this prefix: `dX`.
 inline constexpr std::string_view kDerivativeOutputPrefix = "d";
