@@ -177,14 +177,73 @@ std::vector<double> sampleOnCoarsest(const BSSNState &s, const Grid &g, const Ma
 } // namespace
 
 const std::vector<std::string> &testbedNames() {
-  static const std::vector<std::string> names{"robust-stability", "linear-wave", "gauge-wave"};
+  static const std::vector<std::string> names{"robust-stability", "linear-wave", "gauge-wave", "exact-solution"};
   return names;
 }
 
+namespace {
+const char *const kSliceBuffers[] = {"x", "y", "z", "alpha", "beta", "chi", "gammatilde", "K", "Atilde", "Gammatilde"};
+constexpr const char *kSliceKernel = "tensorium_init_slice_grid_affine";
+
+/// The BSSN state of a slice kernel at time t on the points of g (B = 0).
+BSSNState sliceState(const LoadedModule &m, const Grid &g, std::vector<double> params, int timeParameter, double t) {
+  runtime::GeneratedHostStorage storage(m.tables(), {g.n[0], g.n[1], g.n[2]});
+  for (int a = 0; a < 3; ++a) {
+    std::span<double> c = storage.buffer(a == 0 ? "x" : a == 1 ? "y" : "z");
+    for (int i = 0; i < g.n[0]; ++i)
+      for (int j = 0; j < g.n[1]; ++j)
+        for (int k = 0; k < g.n[2]; ++k)
+          c[g.index(i, j, k)] = g.at(i, j, k)[static_cast<size_t>(a)];
+  }
+  params[static_cast<size_t>(timeParameter)] = t;
+  storage.invoke(m.adapters(), kSliceKernel, params, {g.h[0], g.h[1], g.h[2]});
+  BSSNState s(g.points());
+  for (auto [name, values] : bssnFields(s))
+    if (std::string(name) != "B") {
+      std::span<double> b = storage.buffer(name);
+      values->assign(b.begin(), b.end());
+    }
+  return s;
+}
+} // namespace
+
+std::string missingSliceOutputs(const std::string &modulePath) {
+  const LoadedModule *m = nullptr;
+  try {
+    m = &moduleAt(modulePath);
+  } catch (const std::exception &e) {
+    return e.what();
+  }
+  const tensorium_module_tables &t = m->module->tables();
+  for (int k = 0; k < t.kernel_count; ++k)
+    if (std::string(t.kernels[k].symbol) == kSliceKernel) {
+      for (const char *b : kSliceBuffers) {
+        bool found = false;
+        for (int i = 0; i < t.kernels[k].buffer_count; ++i)
+          found = found || std::string(t.buffers[t.kernels[k].first_buffer + i].name) == b;
+        if (!found)
+          return std::string("its slice kernel writes no '") + b +
+                 "' (split_3p1 must map alpha, beta, gamma, gammaU and the BSSN chi, gammatilde, K, Atilde, Gammatilde)";
+      }
+      bool hasTime = false;
+      for (int i = 0; i < t.param_count; ++i)
+        hasTime = hasTime || std::string(t.param_names[i]) == "t";
+      return hasTime ? "" : "its metric4 does not depend on the reserved time t";
+    }
+  return std::string("its program has no ") + kSliceKernel +
+         " kernel (an initial_data block whose split_3p1 maps beta, Kij or the BSSN variables)";
+}
+
 void runTestbed(const TestbedStudy &study, Report &report) {
-  const bool noise = study.test == "robust-stability", gauge = study.test == "gauge-wave";
-  if (!noise && !gauge && study.test != "linear-wave")
+  const bool noise = study.test == "robust-stability", gauge = study.test == "gauge-wave",
+             fromFixture = study.test == "exact-solution";
+  if (!noise && !gauge && !fromFixture && study.test != "linear-wave")
     throw std::invalid_argument("unknown testbed '" + study.test + "'");
+  const std::string comparedName = !study.compared.empty() ? study.compared : gauge || fromFixture ? "gamma_xx" : "gamma_yy";
+  const auto axis = [](char c) { return static_cast<size_t>(c - 'x'); };
+  if (comparedName.size() != 8 || comparedName.rfind("gamma_", 0) != 0 || axis(comparedName[6]) > 2 ||
+      axis(comparedName[7]) > 2)
+    throw std::invalid_argument("compared component '" + comparedName + "' is not gamma_ij with i, j in x, y, z");
   report.text << "study " << study.name << ": " << study.test << "\n" << study.description << "\n"
               << "BSSN with harmonic slicing (d_t alpha = -alpha^2 K), zero shift; x in [-0.5, 0.5] periodic, dx = 1 / (50 "
                  "rho), thin periodic y and z; RK4, dt = "
@@ -193,11 +252,14 @@ void runTestbed(const TestbedStudy &study, Report &report) {
               << (study.projection ? "on" : "off") << "\n";
   if (noise)
     report.text << "data: Minkowski plus uniform noise of amplitude " << study.amplitude << " / rho^2 on every variable\n";
+  else if (fromFixture)
+    report.text << "data: the slice kernel of the study's fixture at t = 0; compared: " << comparedName
+                << " against the same kernel at T\n";
   else
-    report.text << "data: " << study.test << " A = " << study.amplitude << "; compared: "
-                << (gauge ? "gamma_xx" : "gamma_yy") << " against the exact solution at T\n";
+    report.text << "data: " << study.test << " A = " << study.amplitude << "; compared: " << comparedName
+                << " against the exact solution at T\n";
   report.text << "\n";
-  const size_t compared = gauge ? 0 : 4; // gamma_xx or gamma_yy, component-major (i * 3 + j)
+  const size_t compared = axis(comparedName[6]) * 3 + axis(comparedName[7]); // component-major (i * 3 + j)
   for (int order : study.orders) {
     const LoadedModule &module = moduleFor(study.moduleKind, order);
     const std::vector<double> params =
@@ -216,6 +278,8 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       const Grid &g = e.grid;
       const double A = study.amplitude;
       auto exact = [&](double t) {
+        if (fromFixture)
+          return sliceState(moduleAt(study.dataModule), g, study.dataParameters, study.timeParameter, t);
         return planeWaveState(g, [&](double x) { return gauge ? gaugeWave(A, t, x) : linearWave(A, t, x); });
       };
       e.load(noise ? noisyMinkowski(g, A / (rho * rho), {nx, nyz, nyz}) : exact(0));
@@ -311,7 +375,7 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       message << "; required <= " << study.growthBound << " at every rho and no more than twice the coarsest's at the finest";
       report.verdict(study.test + " order " + std::to_string(order), ok, message.str(), seconds);
     } else {
-      report.text << "\nerror of " << (gauge ? "gamma_xx" : "gamma_yy") << " at T:\n";
+      report.text << "\nerror of " << comparedName << " at T:\n";
       std::snprintf(line, sizeof line, "%5s %6s %9s %7s %12s %12s %8s\n", "rho", "n", "dx", "steps", "L2", "max", "p");
       report.text << line;
       OrderSeries series;

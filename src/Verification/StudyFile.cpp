@@ -41,7 +41,8 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
   static const std::set<std::string> testbed = [] {
     std::set<std::string> k = common;
     for (const char *key : {"study.test", "testbed", "testbed.amplitude", "testbed.rhos", "testbed.crossing_times",
-                            "testbed.courant", "testbed.ko_sigma", "testbed.projection", "testbed.samples", "verdict",
+                            "testbed.courant", "testbed.ko_sigma", "testbed.projection", "testbed.samples", "testbed.data_fixture",
+                            "testbed.parameters", "testbed.compared", "verdict",
                             "verdict.expected_order", "verdict.tolerance", "verdict.growth_bound",
                             "verdict.error_bound"})
       k.insert(key);
@@ -124,7 +125,7 @@ private:
     for (auto &&[k, v] : t) {
       const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
       out.push_back({key, where(k.source(), path_)});
-      if (key == "data.parameters")
+      if (key == "data.parameters" || key == "testbed.parameters")
         continue; // free-form parameter names, checked against the fixture
       if (const toml::table *sub = v.as_table())
         walk(*sub, key, out);
@@ -374,10 +375,44 @@ void readTestbed(const Reader &r, StudyFile &s) {
   t.description = s.description;
   t.test = r.string("study.test", "", true);
   if (std::find(testbedNames().begin(), testbedNames().end(), t.test) == testbedNames().end())
-    r.fail("study.test", "'" + t.test + "' is not a testbed (robust-stability, linear-wave, gauge-wave)");
-  t.amplitude = r.number("testbed.amplitude", 0, true);
-  if (!(t.amplitude > 0) || t.amplitude >= 1)
-    r.fail("testbed.amplitude", "must be in (0, 1)");
+    r.fail("study.test", "'" + t.test + "' is not a testbed (robust-stability, linear-wave, gauge-wave, exact-solution)");
+  const bool fromFixture = t.test == "exact-solution";
+  if (fromFixture) {
+    if (r.get("testbed.amplitude"))
+      r.fail("testbed.amplitude", "an exact-solution testbed takes its amplitude from testbed.parameters");
+    s.testbedFixture = resolvePath(s.path, r.string("testbed.data_fixture", "", true));
+    if (!std::filesystem::is_regular_file(s.testbedFixture))
+      r.fail("testbed.data_fixture", "no fixture file '" + s.testbedFixture + "'");
+    if (const toml::node *p = r.get("testbed.parameters")) {
+      const toml::table *table = p->as_table();
+      if (!table)
+        r.fail("testbed.parameters", "expected a table of numbers (name = value)");
+      for (auto &&[k, v] : *table) {
+        const std::string key = "testbed.parameters." + std::string(k.str());
+        r.get(key);
+        if (!v.is_number() || !std::isfinite(*v.value<double>()))
+          r.fail(key, "expected a finite number");
+        if (k.str() == "t")
+          r.fail(key, "t is the evolution's time, set by the testbed");
+        s.testbedParameters.push_back({std::string(k.str()), *v.value<double>()});
+      }
+    }
+    t.amplitude = 1; // unused
+  } else {
+    for (const char *key : {"testbed.data_fixture", "testbed.parameters"})
+      if (r.get(key))
+        r.fail(key, "only an exact-solution testbed reads a data fixture");
+    t.amplitude = r.number("testbed.amplitude", 0, true);
+    if (!(t.amplitude > 0) || t.amplitude >= 1)
+      r.fail("testbed.amplitude", "must be in (0, 1)");
+  }
+  t.compared = r.string("testbed.compared", "");
+  if (!t.compared.empty()) {
+    const std::string &c = t.compared;
+    if (t.test == "robust-stability" || c.size() != 8 || c.rfind("gamma_", 0) != 0 || c[6] < 'x' || c[6] > 'z' ||
+        c[7] < 'x' || c[7] > 'z')
+      r.fail("testbed.compared", "expected a metric component gamma_ij with i, j in x, y, z (wave and exact-solution tests)");
+  }
   if (const std::vector<int> rhos = r.integers("testbed.rhos", 1, 64); !rhos.empty())
     t.rhos = rhos;
   checkIncreasing(r, "testbed.rhos", t.rhos);
@@ -456,7 +491,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
   for (const auto &[key, at] : keys)
-    if (!allowed.count(key) && key.rfind("data.parameters.", 0) != 0)
+    if (!allowed.count(key) && !((key.rfind("data.parameters.", 0) == 0 && allowed.count("data.parameters")) ||
+                                 (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters"))))
       throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
   s.name = r.string("study.name", "", true);
   if (s.name.empty() || s.name.find_first_of(" \t\n/") != std::string::npos)

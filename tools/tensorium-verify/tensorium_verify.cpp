@@ -170,6 +170,34 @@ int runStudyFile(int argc, char **argv) {
         study.fail("grid.resolutions", e.what());
       }
     } else if (study.kind == "testbed") {
+      if (!study.testbedFixture.empty()) {
+        std::string path;
+        try {
+          path = modules.module(study.testbedFixture, 0);
+        } catch (const std::exception &e) {
+          study.fail("testbed.data_fixture", e.what());
+        }
+        if (const std::string missing = verification::missingSliceOutputs(path); !missing.empty())
+          study.fail("testbed.data_fixture", "fixture '" + study.testbedFixture + "' cannot serve as an exact solution: " +
+                                                 missing);
+        const std::vector<std::string> names = verification::moduleParameterNames(path);
+        for (const auto &[name, value] : study.testbedParameters)
+          if (std::find(names.begin(), names.end(), name) == names.end())
+            study.fail("testbed.parameters." + name, "the data fixture declares no parameter '" + name + "'");
+        study.testbed.dataModule = path;
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (names[i] == "t") {
+            study.testbed.timeParameter = static_cast<int>(i);
+            study.testbed.dataParameters.push_back(0);
+            continue;
+          }
+          auto it = std::find_if(study.testbedParameters.begin(), study.testbedParameters.end(),
+                                 [&](const auto &p) { return p.first == names[i]; });
+          if (it == study.testbedParameters.end())
+            study.fail("testbed.parameters", "the data fixture's parameter '" + names[i] + "' has no value");
+          study.testbed.dataParameters.push_back(it->second);
+        }
+      }
       // Memory: the evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
       const int rho = study.testbed.rhos.back(), order = *std::max_element(study.testbed.orders.begin(),
                                                                            study.testbed.orders.end());

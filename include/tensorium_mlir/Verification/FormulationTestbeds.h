@@ -13,8 +13,18 @@ struct TestbedStudy {
   std::string name, description;
   /// "robust-stability": Minkowski plus random noise of amplitude `amplitude` / rho^2 on every
   /// variable; "linear-wave": gamma_yy = 1 + b, gamma_zz = 1 - b, b = A sin(2 pi (x - t));
-  /// "gauge-wave": ds^2 = H (-dt^2 + dx^2) + dy^2 + dz^2, H = 1 - A sin(2 pi (x - t)).
+  /// "gauge-wave": ds^2 = H (-dt^2 + dx^2) + dy^2 + dz^2, H = 1 - A sin(2 pi (x - t));
+  /// "exact-solution": the data and the exact solution at T from a slice kernel
+  /// (`tensorium_init_slice_grid_affine` of a metric4 fixture with the reserved time t).
   std::string test;
+  /// exact-solution: the fixture's module, its parameters in module order (the slot of t is
+  /// set to the time) and the index of t among them.
+  std::string dataModule;
+  std::vector<double> dataParameters;
+  int timeParameter = -1;
+  /// The compared metric component gamma_ij as "gamma_xx", "gamma_xy", ... (default: gamma_xx
+  /// for the gauge wave, gamma_yy for the linear wave).
+  std::string compared;
   double amplitude = 0.01;
   std::vector<int> rhos{1, 2, 4};
   std::vector<int> orders{4};
@@ -39,6 +49,10 @@ struct TestbedStudy {
 
 /// The tests this runner knows.
 const std::vector<std::string> &testbedNames();
+
+/// The buffers an exact-solution fixture's slice kernel must write; "" when `modulePath` has
+/// them all, else what is missing.
+std::string missingSliceOutputs(const std::string &modulePath);
 
 /// Runs a testbed on the communicator given to configureCases(). Throws std::runtime_error on
 /// a run error (a non-finite state).

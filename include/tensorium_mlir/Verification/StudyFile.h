@@ -45,6 +45,8 @@ struct StudyFile {
 
   // kind = "testbed"
   TestbedStudy testbed;
+  std::string testbedFixture; ///< exact-solution: the slice fixture, resolved
+  std::vector<std::pair<std::string, double>> testbedParameters; ///< by name, without t
 
   // kind = "elliptic" (tensorium-converge): a suite with its resolutions and solver settings
   std::string suite, preconditioner, configuration;
