@@ -98,6 +98,16 @@ public:
     return root_.at_path(key).node();
   }
 
+  /// Overrides of keys directly under `table` ("table.name"), by name.
+  std::vector<std::pair<std::string, const toml::node *>> overridesUnder(const std::string &table) const {
+    std::vector<std::pair<std::string, const toml::node *>> out;
+    for (const auto &[key, node] : overrideNodes_)
+      if (key.size() > table.size() + 1 && key.rfind(table + ".", 0) == 0 &&
+          key.find('.', table.size() + 1) == std::string::npos)
+        out.push_back({key.substr(table.size() + 1), node});
+    return out;
+  }
+
   /// FILE:LINE:COL of a key, of the closest enclosing table that exists, or of the file.
   std::string locate(const std::string &key) const {
     std::string k = key;
@@ -209,6 +219,28 @@ public:
     }
     return out;
   }
+  /// The entries of a free-form table (parameters): the table's own, then single-key overrides.
+  std::vector<std::pair<std::string, const toml::node *>> entries(const std::string &key) const {
+    std::vector<std::pair<std::string, const toml::node *>> out;
+    if (const toml::node *n = get(key)) {
+      const toml::table *t = n->as_table();
+      if (!t)
+        fail(key, "expected a table (name = value)");
+      for (auto &&[k, v] : *t)
+        out.push_back({std::string(k.str()), &v});
+    }
+    for (const auto &[name, node] : source_.overridesUnder(key)) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto &e) { return e.first == name; });
+      if (it != out.end())
+        it->second = node;
+      else
+        out.push_back({name, node});
+    }
+    for (const auto &[name, node] : out)
+      get(key + "." + name);
+    return out;
+  }
+
   std::array<double, 3> point(const toml::node &n, const std::string &key) const {
     const std::vector<double> v = numbers(n, key, 3, 3);
     return {v[0], v[1], v[2]};
@@ -247,29 +279,19 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
     s.dataFixture = resolvePath(s.path, r.string("data.fixture", "", true));
     if (!std::filesystem::is_regular_file(s.dataFixture))
       r.fail("data.fixture", "no fixture file '" + s.dataFixture + "'");
-    if (const toml::node *p = r.get("data.parameters")) {
-      const toml::table *t = p->as_table();
-      if (!t)
-        r.fail("data.parameters", "expected a table of numbers (name = value)");
-      for (auto &&[k, v] : *t) {
-        const std::string key = "data.parameters." + std::string(k.str());
-        if (!v.is_number() || !std::isfinite(*v.value<double>()))
-          r.fail(key, "expected a finite number");
-        r.get(key);
-        s.dataParameters.push_back({std::string(k.str()), *v.value<double>()});
-      }
+    for (const auto &[name, v] : r.entries("data.parameters")) {
+      if (!v->is_number() || !std::isfinite(*v->value<double>()))
+        r.fail("data.parameters." + name, "expected a finite number");
+      s.dataParameters.push_back({name, *v->value<double>()});
     }
   } else if (s.dataSource == "two-puncture") {
     if (r.get("data.fixture"))
       r.fail("data.fixture", "two-puncture data are solved by the built-in spectral solver, not from a fixture");
     physics::TwoPunctureParameters &p = s.punctures;
-    if (const toml::node *n = r.get("data.parameters")) {
-      const toml::table *t = n->as_table();
-      if (!t)
-        r.fail("data.parameters", "expected a table (b, m1, m2, P1, P2, S1, S2)");
-      for (auto &&[k, v] : *t) {
-        const std::string name(k.str()), key = "data.parameters." + name;
-        r.get(key);
+    for (const auto &[name, node] : r.entries("data.parameters")) {
+      const toml::node &v = *node;
+      {
+        const std::string key = "data.parameters." + name;
         if (name == "b" || name == "m1" || name == "m2") {
           const double x = r.number(key, 0, true);
           if (!(x > 0))
@@ -383,19 +405,13 @@ void readTestbed(const Reader &r, StudyFile &s) {
     s.testbedFixture = resolvePath(s.path, r.string("testbed.data_fixture", "", true));
     if (!std::filesystem::is_regular_file(s.testbedFixture))
       r.fail("testbed.data_fixture", "no fixture file '" + s.testbedFixture + "'");
-    if (const toml::node *p = r.get("testbed.parameters")) {
-      const toml::table *table = p->as_table();
-      if (!table)
-        r.fail("testbed.parameters", "expected a table of numbers (name = value)");
-      for (auto &&[k, v] : *table) {
-        const std::string key = "testbed.parameters." + std::string(k.str());
-        r.get(key);
-        if (!v.is_number() || !std::isfinite(*v.value<double>()))
-          r.fail(key, "expected a finite number");
-        if (k.str() == "t")
-          r.fail(key, "t is the evolution's time, set by the testbed");
-        s.testbedParameters.push_back({std::string(k.str()), *v.value<double>()});
-      }
+    for (const auto &[name, v] : r.entries("testbed.parameters")) {
+      const std::string key = "testbed.parameters." + name;
+      if (!v->is_number() || !std::isfinite(*v->value<double>()))
+        r.fail(key, "expected a finite number");
+      if (name == "t")
+        r.fail(key, "t is the evolution's time, set by the testbed");
+      s.testbedParameters.push_back({name, *v->value<double>()});
     }
     t.amplitude = 1; // unused
   } else {
