@@ -267,6 +267,21 @@ void checkOrders(const Reader &r, const std::string &key, const std::vector<int>
     r.fail(key, "an order is listed twice");
 }
 
+/// verdict.expected_order ("fd": 0, each finite-difference order) and verdict.tolerance.
+void readOrderVerdict(const Reader &r, int &expectedOrder, double &tolerance) {
+  if (const toml::node *e = r.get("verdict.expected_order")) {
+    if (e->is_string() && *e->value<std::string>() == "fd")
+      expectedOrder = 0;
+    else if (e->is_integer() && *e->value<int64_t>() > 0 && *e->value<int64_t>() <= 32)
+      expectedOrder = static_cast<int>(*e->value<int64_t>());
+    else
+      r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
+  }
+  tolerance = r.number("verdict.tolerance", 0.3);
+  if (!(tolerance > 0))
+    r.fail("verdict.tolerance", "must be positive");
+}
+
 std::string resolvePath(const std::string &studyPath, const std::string &path) {
   if (path.empty() || path[0] == '/')
     return path;
@@ -364,17 +379,7 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
       r.fail("norm.box", "the norm region holds no grid point at resolution " + std::to_string(n));
   }
 
-  if (const toml::node *e = r.get("verdict.expected_order")) {
-    if (e->is_string() && *e->value<std::string>() == "fd")
-      s.expectedOrder = 0;
-    else if (e->is_integer() && *e->value<int64_t>() > 0 && *e->value<int64_t>() <= 32)
-      s.expectedOrder = static_cast<int>(*e->value<int64_t>());
-    else
-      r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
-  }
-  s.tolerance = r.number("verdict.tolerance", 0.3);
-  if (!(s.tolerance > 0))
-    r.fail("verdict.tolerance", "must be positive");
+  readOrderVerdict(r, s.expectedOrder, s.tolerance);
   if (const toml::node *q = r.get("verdict.quantities")) {
     const toml::array *a = q->as_array();
     if (!a || a->empty())
@@ -456,17 +461,7 @@ void readTestbed(const Reader &r, StudyFile &s) {
   if (const std::vector<int> orders = r.integers("grid.orders", 2, 6); !orders.empty())
     t.orders = orders;
   checkOrders(r, "grid.orders", t.orders, 6);
-  if (const toml::node *e = r.get("verdict.expected_order")) {
-    if (e->is_string() && *e->value<std::string>() == "fd")
-      t.expectedOrder = 0;
-    else if (e->is_integer() && *e->value<int64_t>() > 0 && *e->value<int64_t>() <= 32)
-      t.expectedOrder = static_cast<int>(*e->value<int64_t>());
-    else
-      r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
-  }
-  t.tolerance = r.number("verdict.tolerance", 0.3);
-  if (!(t.tolerance > 0))
-    r.fail("verdict.tolerance", "must be positive");
+  readOrderVerdict(r, t.expectedOrder, t.tolerance);
   t.errorBound = r.number("verdict.error_bound", 0);
   if (t.errorBound < 0 || (t.errorBound > 0 && t.test == "robust-stability"))
     r.fail("verdict.error_bound", "a non-negative bound on max |error| / A, for the wave tests");

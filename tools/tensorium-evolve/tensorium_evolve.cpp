@@ -3,6 +3,7 @@
 // puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
 #include "cli_numbers.h"
 #include "fixture_module.h"
+#include "mpi_text.h"
 #include "output_paths.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
 
@@ -241,12 +242,7 @@ public:
   }
 
 private:
-  void broadcast(std::string &text) const {
-    long length = static_cast<long>(text.size());
-    MPI_Bcast(&length, 1, MPI_LONG, 0, comm_);
-    text.resize(static_cast<size_t>(length));
-    MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
-  }
+  void broadcast(std::string &text) const { tensorium_cli::broadcastText(text, comm_); }
   MPI_Comm comm_;
   int rank_;
   std::string scratch_;

@@ -4,6 +4,7 @@
 // on rank 0 into a scratch folder every rank reads, with its spatial `order = N` set to the
 // order asked for. Collective: a compile error reaches every rank.
 #include "fixture_module.h"
+#include "mpi_text.h"
 
 #include <mpi.h>
 
@@ -100,12 +101,7 @@ private:
                                                TENSORIUM_VERIFY_OPENMP_LIBRARY);
   }
 
-  void broadcast(std::string &text) const {
-    long length = static_cast<long>(text.size());
-    MPI_Bcast(&length, 1, MPI_LONG, 0, comm_);
-    text.resize(static_cast<size_t>(length));
-    MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm_);
-  }
+  void broadcast(std::string &text) const { tensorium_cli::broadcastText(text, comm_); }
 
   MPI_Comm comm_;
   int rank_;

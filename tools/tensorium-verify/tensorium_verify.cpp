@@ -34,6 +34,21 @@ struct Options : verification::CaseOptions {
   bool json = false;
 };
 
+/// The options both forms share (outputs and the kernel directory); false for any other.
+bool outputOption(const std::string &arg, const std::string &value, Options &o) {
+  if (arg == "--csv")
+    o.csv = value;
+  else if (arg == "--plot")
+    o.plot = value;
+  else if (arg == "--junit")
+    o.junit = value;
+  else if (arg == "--kernel-dir")
+    gKernelDir = value;
+  else
+    return false;
+  return true;
+}
+
 const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--full] [--csv F] [--json] [--junit F.xml]\n"
                      "       tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
                      "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
@@ -124,15 +139,7 @@ int runStudyFile(int argc, char **argv) {
       const std::string value = argv[++i];
       if (arg == "--set")
         overrides.push_back(value);
-      else if (arg == "--csv")
-        o.csv = value;
-      else if (arg == "--junit")
-        o.junit = value;
-      else if (arg == "--plot")
-        o.plot = value;
-      else if (arg == "--kernel-dir")
-        gKernelDir = value;
-      else
+      else if (!outputOption(arg, value, o))
         throw std::invalid_argument("unknown option '" + arg + "'");
     }
     if (!o.plot.empty()) {
@@ -339,15 +346,7 @@ int run(int argc, char **argv) {
         // The range keeps n^3 in range; memory decides what runs.
         for (long n : tensorium_cli::parseIntegers("--resolutions", value, 9, 2000, 1, 32))
           o.resolutions.push_back(static_cast<int>(n));
-      } else if (arg == "--csv")
-        o.csv = value;
-      else if (arg == "--plot")
-        o.plot = value;
-      else if (arg == "--junit")
-        o.junit = value;
-      else if (arg == "--kernel-dir")
-        gKernelDir = value;
-      else
+      } else if (!outputOption(arg, value, o))
         throw std::invalid_argument("unknown option '" + arg + "'");
     }
     const bool evolution = name == "kasner-evolution" || name == "flat-evolution";
