@@ -49,6 +49,18 @@ bool outputOption(const std::string &arg, const std::string &value, Options &o) 
   return true;
 }
 
+/// Output files must be writable before any work; --plot implies a CSV beside it.
+void checkOutputs(Options &o) {
+  if (!o.plot.empty())
+    tensorium_cli::requireWritableOutput("--plot", o.plot);
+  if (!o.plot.empty() && o.csv.empty())
+    o.csv = o.plot + ".csv";
+  if (!o.csv.empty())
+    tensorium_cli::requireWritableOutput("--csv", o.csv);
+  if (!o.junit.empty())
+    tensorium_cli::requireWritableOutput("--junit", o.junit);
+}
+
 const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--full] [--csv F] [--json] [--junit F.xml]\n"
                      "       tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
                      "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
@@ -142,15 +154,7 @@ int runStudyFile(int argc, char **argv) {
       else if (!outputOption(arg, value, o))
         throw std::invalid_argument("unknown option '" + arg + "'");
     }
-    if (!o.plot.empty()) {
-      tensorium_cli::requireWritableOutput("--plot", o.plot);
-      if (o.csv.empty())
-        o.csv = o.plot + ".csv";
-    }
-    if (!o.csv.empty())
-      tensorium_cli::requireWritableOutput("--csv", o.csv);
-    if (!o.junit.empty())
-      tensorium_cli::requireWritableOutput("--junit", o.junit);
+    checkOutputs(o);
   } catch (const std::invalid_argument &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
     return 2;
@@ -357,14 +361,7 @@ int run(int argc, char **argv) {
     for (size_t i = 1; i < o.resolutions.size(); ++i)
       if (o.resolutions[i] <= o.resolutions[i - 1])
         throw std::invalid_argument("resolutions must increase");
-    if (!o.plot.empty())
-      tensorium_cli::requireWritableOutput("--plot", o.plot);
-    if (!o.plot.empty() && o.csv.empty())
-      o.csv = o.plot + ".csv";
-    if (!o.csv.empty())
-      tensorium_cli::requireWritableOutput("--csv", o.csv);
-    if (!o.junit.empty())
-      tensorium_cli::requireWritableOutput("--junit", o.junit);
+    checkOutputs(o);
   } catch (const std::invalid_argument &e) {
     std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
     return 2;
