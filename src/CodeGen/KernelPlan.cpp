@@ -348,6 +348,8 @@ public:
     case Builtin::Cos: return g_.unary(NodeOp::Cos, a);
     case Builtin::Exp: return g_.unary(NodeOp::Exp, a);
     case Builtin::Log: return g_.unary(NodeOp::Log, a);
+    case Builtin::BesselJ0: return g_.unary(NodeOp::BesselJ0, a);
+    case Builtin::BesselJ1: return g_.unary(NodeOp::BesselJ1, a);
     case Builtin::Pow: return g_.powGeneral(a, eval(*e.operands[1], env));
     case Builtin::None: break;
     }

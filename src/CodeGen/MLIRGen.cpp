@@ -46,7 +46,31 @@ public:
         b.getContext(), options.fpContract ? mlir::arith::FastMathFlags::contract : mlir::arith::FastMathFlags::none);
   }
 
+  /// A call of the C library's f64 -> f64 function `name` (declared once per module); one call
+  /// per lane of a vector.
+  Value libmCall(const char *name, Value x) {
+    auto f64 = b_.getF64Type();
+    auto callee = module_.lookupSymbol<mlir::func::FuncOp>(name);
+    if (!callee) {
+      mlir::OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPointToStart(module_.getBody());
+      callee = b_.create<mlir::func::FuncOp>(loc_, name, b_.getFunctionType({f64}, {f64}));
+      callee.setPrivate();
+    }
+    auto vectorType = mlir::dyn_cast<mlir::VectorType>(x.getType());
+    if (!vectorType)
+      return b_.create<mlir::func::CallOp>(loc_, callee, ValueRange{x}).getResult(0);
+    Value out = x;
+    for (int64_t lane = 0; lane < vectorType.getNumElements(); ++lane) {
+      Value scalar = b_.create<mlir::vector::ExtractOp>(loc_, x, lane);
+      Value result = b_.create<mlir::func::CallOp>(loc_, callee, ValueRange{scalar}).getResult(0);
+      out = b_.create<mlir::vector::InsertOp>(loc_, result, out, lane);
+    }
+    return out;
+  }
+
   void emit(mlir::ModuleOp module) {
+    module_ = module;
     auto f64 = b_.getF64Type();
     llvm::SmallVector<mlir::Type> inputs;
     for (const KernelArg &a : plan_.args) {
@@ -285,6 +309,8 @@ private:
       case NodeOp::Exp: v = b_.create<mlir::math::ExpOp>(loc_, L()); break;
       case NodeOp::Log: v = b_.create<mlir::math::LogOp>(loc_, L()); break;
       case NodeOp::PowGeneral: v = b_.create<mlir::math::PowFOp>(loc_, L(), R()); break;
+      case NodeOp::BesselJ0: v = libmCall("j0", L()); break;
+      case NodeOp::BesselJ1: v = libmCall("j1", L()); break;
       }
       values_[id] = v;
     }
@@ -794,6 +820,7 @@ public:
   /// The shared row function: (kernel arguments..., snapshot copies..., i, j, kBegin, kEnd)
   /// computes the points (i, j, kBegin..kEnd - 1), `width_` at a time.
   void emitRowFunction(mlir::ModuleOp module, const std::string &name) {
+    module_ = module;
     llvm::SmallVector<mlir::Type> inputs;
     auto f64 = b_.getF64Type();
     auto dynamic = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, f64);
@@ -839,6 +866,7 @@ public:
 
 private:
   mlir::OpBuilder &b_;
+  mlir::ModuleOp module_;
   mlir::Location loc_;
   const KernelPlan &plan_;
   unsigned width_ = 1;

@@ -167,6 +167,8 @@ NodeId ScalarGraph::unary(NodeOp op, NodeId a) {
     case NodeOp::Cos: return constant(std::cos(v));
     case NodeOp::Exp: return constant(std::exp(v));
     case NodeOp::Log: if (v > 0) return constant(std::log(v)); break;
+    case NodeOp::BesselJ0: return constant(::j0(v));
+    case NodeOp::BesselJ1: return constant(::j1(v));
     default: break;
     }
   }
@@ -251,6 +253,11 @@ NodeId ScalarGraph::differentiate(NodeId root, const std::function<NodeId(const 
     case NodeOp::Cos: out = neg(mul(unary(NodeOp::Sin, n.lhs), memo.at(n.lhs))); break;
     case NodeOp::Exp: out = mul(id, memo.at(n.lhs)); break;
     case NodeOp::Log: out = div(memo.at(n.lhs), n.lhs); break;
+    // J0' = -J1, J1'(u) = J0(u) - J1(u) / u.
+    case NodeOp::BesselJ0: out = neg(mul(unary(NodeOp::BesselJ1, n.lhs), memo.at(n.lhs))); break;
+    case NodeOp::BesselJ1:
+      out = mul(sub(unary(NodeOp::BesselJ0, n.lhs), div(id, n.lhs)), memo.at(n.lhs));
+      break;
     case NodeOp::PowGeneral: {
       // (a^b)' = a^b (b' log a + b a'/a)
       NodeId da = memo.at(n.lhs), db = memo.at(n.rhs);

@@ -24,7 +24,8 @@ struct BuiltinInfo {
 };
 constexpr BuiltinInfo kBuiltins[] = {
     {"sqrt", Builtin::Sqrt, 1}, {"sin", Builtin::Sin, 1}, {"cos", Builtin::Cos, 1},
-    {"exp", Builtin::Exp, 1},   {"log", Builtin::Log, 1}, {"pow", Builtin::Pow, 2}};
+    {"exp", Builtin::Exp, 1},   {"log", Builtin::Log, 1}, {"pow", Builtin::Pow, 2},
+    {"bessel_j0", Builtin::BesselJ0, 1}, {"bessel_j1", Builtin::BesselJ1, 1}};
 
 const BuiltinInfo *findBuiltin(std::string_view name) {
   for (const BuiltinInfo &b : kBuiltins)

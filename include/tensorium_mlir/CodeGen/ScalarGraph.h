@@ -22,6 +22,7 @@ enum class NodeOp : uint8_t {
   Pow,  // base ^ (num/den), exact rational exponent
   Sqrt, Sin, Cos, Exp, Log,
   PowGeneral, // pow(a, b)
+  BesselJ0, BesselJ1, // the C library's j0, j1
 };
 
 enum class LeafKind : uint8_t {

@@ -71,7 +71,7 @@ enum class ExprKind {
 };
 
 enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary };
-enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow };
+enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow, BesselJ0, BesselJ1 };
 
 struct Expr {
   ExprKind kind;

@@ -283,3 +283,26 @@ TEST(ExactSliceKernels, KerrSchildStaticAndBoosted) {
                     v == 0 ? 1e-9 : 1e-8, v != 0);
   }
 }
+
+TEST(ExactSliceKernels, BesselBuiltins) {
+  const double a = 0.3, k = 3.7;
+  auto g4 = [&](const Point &p) {
+    Metric4 g{};
+    g[0][0] = -1;
+    g[1][1] = 1 + a * std::cyl_bessel_j(0.0, k * p[1] + p[0]);
+    g[2][2] = 1 + a * std::cyl_bessel_j(1.0, k * p[2] - p[0]);
+    g[3][3] = 1;
+    return g;
+  };
+  for (double t : {0.0, 0.8}) {
+    auto expected = [&](const Point &p) {
+      const double u = k * p[1] + p[0], v = k * p[2] - p[0];
+      Mat K{};
+      K[0][0] = a / 2 * std::cyl_bessel_j(1.0, u);                                  // -(1/2) d_t gamma_xx
+      K[1][1] = a / 2 * (std::cyl_bessel_j(0.0, v) - std::cyl_bessel_j(1.0, v) / v); // -(1/2) d_t gamma_yy
+      return fromMetric(g4, p, &K);
+    };
+    expectAgreement(mismatch("bessel", {{"a", a}, {"k", k}}, t, samplePoints({0.3, 0.4, -1}, {2.5, 3, 1}), expected), 1e-9,
+                    false);
+  }
+}
