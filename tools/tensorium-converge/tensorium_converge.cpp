@@ -6,6 +6,7 @@
 #include "two_puncture_study.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Verification/ManufacturedStudies.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
 
 #include "tensorium_mlir/Elliptic/SpectralNewton.h"
@@ -30,235 +31,13 @@
 using namespace tensorium_mlir;
 using namespace tensorium_mlir::elliptic;
 using Module = runtime::KernelModule;
+using Manufactured = verification::ManufacturedSuite;
+using Row = verification::ManufacturedRow;
+using verification::manufacturedMemoryEstimate;
 
 namespace {
 
-struct Manufactured {
-  std::string name, fixture, description;
-  /// Systems: the analytic solution of every unknown, by name (empty for single residuals).
-  std::map<std::string, std::function<double(const std::array<double, 3> &)>> unknowns;
-  std::vector<std::pair<std::string, double>> params;
-  std::function<double(const std::array<double, 3> &)> exact;
-  /// Auxiliary field values at a point, by name (source included).
-  std::function<double(const std::string &, const std::array<double, 3> &)> aux;
-  std::function<double(const std::array<double, 3> &)> perturbation; // vanishes on the Chebyshev faces
-};
-
-// f = exp(x/2) sin(y) cos(z) has laplacian(f) = (1/4 - 1 - 1) f.
-double bump(const std::array<double, 3> &x) { return std::exp(0.5 * x[0]) * std::sin(x[1]) * std::cos(x[2]); }
-const double kBumpLaplacian = 0.25 - 2.0;
-double interiorPerturbation(const std::array<double, 3> &x) {
-  return 0.05 * (1 - x[0] * x[0]) * (1 - x[1] * x[1]) * (1 + 0.5 * std::sin(x[2]));
-}
-
-std::vector<Manufactured> suites() {
-  std::vector<Manufactured> s;
-  {
-    Manufactured m;
-    m.name = "poisson";
-    m.fixture = "poisson_spectral_3d";
-    m.description = "laplacian(u) + source = 0, u* = exp(x/2) sin(y) cos(z)";
-    m.exact = bump;
-    m.aux = [](const std::string &, const std::array<double, 3> &x) { return -kBumpLaplacian * bump(x); };
-    m.perturbation = interiorPerturbation;
-    s.push_back(m);
-  }
-  {
-    Manufactured m;
-    m.name = "nonlinear-toy";
-    m.fixture = "nonlinear_toy_3d";
-    m.description = "laplacian(psi) + mass psi + alpha psi^5 + source = 0, psi* = 1 + 0.3 exp(x/2) sin(y) cos(z)";
-    const double mass = -1.0, alpha = 0.1;
-    m.params = {{"alpha", alpha}, {"mass", mass}};
-    m.exact = [](const std::array<double, 3> &x) { return 1.0 + 0.3 * bump(x); };
-    m.aux = [=](const std::string &, const std::array<double, 3> &x) {
-      double psi = 1.0 + 0.3 * bump(x);
-      return -(0.3 * kBumpLaplacian * bump(x) + mass * psi + alpha * std::pow(psi, 5));
-    };
-    m.perturbation = interiorPerturbation;
-    s.push_back(m);
-  }
-  {
-    Manufactured m;
-    m.name = "lichnerowicz";
-    m.fixture = "lichnerowicz_manufactured_3d";
-    m.description = "laplacian(u) + A2/8 (background + u)^-7 + source = 0, u* = 0.2 exp(x/2) sin(y) cos(z)";
-    m.exact = [](const std::array<double, 3> &x) { return 0.2 * bump(x); };
-    auto background = [](const std::array<double, 3> &x) { return 1.0 + 0.1 * x[0] * x[0]; };
-    auto a2 = [](const std::array<double, 3> &x) { return 0.5 * (1.0 + 0.1 * std::cos(x[2])); };
-    m.aux = [=](const std::string &name, const std::array<double, 3> &x) {
-      if (name == "A2")
-        return a2(x);
-      if (name == "background")
-        return background(x);
-      double u = 0.2 * bump(x);
-      return -(0.2 * kBumpLaplacian * bump(x) + a2(x) / 8 * std::pow(background(x) + u, -7));
-    };
-    m.perturbation = interiorPerturbation;
-    s.push_back(m);
-  }
-  {
-    Manufactured m;
-    m.name = "two-field";
-    m.fixture = "two_field_system_3d";
-    m.description = "Fu = lap(u) + beta lap(w) - u w^2 + su, Fw = lap(w) - beta lap(u) - w u^2 + sw, "
-                    "u* = 0.3 exp(x/2) sin(y) cos(z), w* = 0.2 cos(x) cos(y) sin(z)";
-    const double beta = 0.4;
-    m.params = {{"beta", beta}};
-    auto uStar = [](const std::array<double, 3> &x) { return 0.3 * bump(x); };
-    auto wStar = [](const std::array<double, 3> &x) { return 0.2 * std::cos(x[0]) * std::cos(x[1]) * std::sin(x[2]); };
-    m.unknowns = {{"u", uStar}, {"w", wStar}};
-    m.exact = uStar;
-    m.aux = [=](const std::string &name, const std::array<double, 3> &x) {
-      double u = uStar(x), w = wStar(x), lapU = kBumpLaplacian * u, lapW = -3.0 * w;
-      if (name == "su")
-        return -(lapU + beta * lapW - u * w * w);
-      return -(lapW - beta * lapU - w * u * u);
-    };
-    m.perturbation = interiorPerturbation;
-    s.push_back(m);
-  }
-  return s;
-}
-
-/// Linear solver set-up shared by the studies: dense Jacobian without a preconditioner,
-/// restarted GMRES with one.
-struct SolverChoice {
-  SpectralPreconditionerKind preconditioner = SpectralPreconditionerKind::None;
-  bool progress = false;
-  int fourierPoints = 0; // 0: as many as the Chebyshev axes
-};
-SolverChoice gSolver;
-
-SpectralNewtonOptions newtonOptions() {
-  SpectralNewtonOptions options;
-  options.tolerance = 1e-12;
-  options.autoPreconditioner = false;
-  options.preconditioner = gSolver.preconditioner;
-  options.progress = gSolver.progress ? &std::cerr : nullptr;
-  if (gSolver.preconditioner == SpectralPreconditionerKind::None) {
-    options.linearSolve = SpectralLinearSolveKind::Dense;
-  } else {
-    options.linearSolve = SpectralLinearSolveKind::Gmres;
-    options.gmresForcing = 1e-10;
-    options.gmres.restart = 50;
-    options.gmres.maxIterations = 2000;
-  }
-  return options;
-}
-
-struct Row {
-  int n = 0;
-  size_t unknowns = 0;
-  double error = 0.0, residual = 0.0, seconds = 0.0;
-  long peakKB = 0; // the process's peak resident size after this solve (monotone)
-  int newton = 0, krylov = 0;
-  std::string status;
-};
-
-/// n x n Chebyshev-Gauss-Lobatto points on [-1, 1]^2 times a Fourier period in z.
-spectral::SpectralGrid3D studyGrid(int n) {
-  return spectral::SpectralGrid3D(spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                  spectral::SpectralAxis::chebyshevGaussLobatto(n),
-                                  spectral::SpectralAxis::fourier(gSolver.fourierPoints ? gSolver.fourierPoints : n));
-}
-
-/// Solves from `u`, timing the solve with the preconditioner's set-up, and fills the row.
-template <typename Problem> Row solveAndMeasure(Row row, const Problem &problem, Vector &u, const Vector &exact) {
-  auto start = std::chrono::steady_clock::now();
-  SpectralNewtonResult r = solveSpectralNewton(problem, u, newtonOptions());
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  row.newton = r.iterations;
-  row.krylov = r.krylovIterations;
-  row.residual = r.residualNorm;
-  row.status = newtonStatusName(r.status);
-  row.error = (u - exact).cwiseAbs().maxCoeff();
-  struct rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) == 0)
-    row.peakKB = usage.ru_maxrss;
-  return row;
-}
-
-Row solveAt(const Manufactured &m, const Module &module, int n) {
-  Row row;
-  row.n = n;
-  spectral::SpectralGrid3D grid = studyGrid(n);
-  const size_t N = grid.size();
-  row.unknowns = N;
-  SpectralResidualProblem problem;
-  problem.grid = &grid;
-  problem.kernel = &module.tables().spectral_kernels[0];
-  problem.gridKernel = &module.tables().spectral_grid_kernels[0];
-  problem.params.assign(static_cast<size_t>(problem.kernel->param_count), 0.0);
-  for (auto &[name, value] : m.params)
-    problem.setParameter(name, value);
-  for (int32_t f = 1; f < problem.kernel->field_count; ++f) {
-    std::vector<double> values(N);
-    for (size_t p = 0; p < N; ++p)
-      values[p] = m.aux(problem.kernel->field_names[f], grid.physicalPoint(p));
-    problem.auxiliaryFields[problem.kernel->field_names[f]] = values;
-  }
-  problem.boundaryMask.assign(N, 0);
-  problem.boundaryValues.assign(N, 0.0);
-  Vector exact(static_cast<Eigen::Index>(N)), u(static_cast<Eigen::Index>(N));
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < grid.extents()[2]; ++k) {
-        size_t p = grid.index(i, j, k);
-        auto x = grid.physicalPoint(p);
-        exact(static_cast<Eigen::Index>(p)) = m.exact(x);
-        u(static_cast<Eigen::Index>(p)) = m.exact(x) + m.perturbation(x);
-        if (i == 0 || i == n - 1 || j == 0 || j == n - 1) {
-          problem.boundaryMask[p] = 1;
-          problem.boundaryValues[p] = m.exact(x);
-        }
-      }
-  return solveAndMeasure(row, problem, u, exact);
-}
-
-Row solveSystemAt(const Manufactured &m, const Module &module, int n) {
-  Row row;
-  row.n = n;
-  spectral::SpectralGrid3D grid = studyGrid(n);
-  const size_t N = grid.size();
-  SpectralResidualSystemProblem problem;
-  problem.grid = &grid;
-  problem.system = &module.tables().spectral_systems[0];
-  problem.kernels = module.tables().spectral_kernels;
-  const int32_t unknowns = problem.system->unknown_count;
-  row.unknowns = N * static_cast<size_t>(unknowns);
-  problem.params.assign(static_cast<size_t>(problem.system->param_count), 0.0);
-  for (auto &[name, value] : m.params)
-    problem.setParameter(name, value);
-  const auto &sys = *problem.system;
-  for (int32_t a = 0; a < sys.aux_offset[sys.equation_count]; ++a)
-    if (sys.aux_unknown_index[a] < 0) {
-      std::vector<double> values(N);
-      for (size_t p = 0; p < N; ++p)
-        values[p] = m.aux(sys.aux_field_names[a], grid.physicalPoint(p));
-      problem.staticFields[sys.aux_field_names[a]] = values;
-    }
-  problem.boundaryMask.assign(N, 0);
-  problem.boundaryValues.assign(static_cast<size_t>(unknowns), std::vector<double>(N, 0.0));
-  Vector exact(static_cast<Eigen::Index>(row.unknowns)), U(static_cast<Eigen::Index>(row.unknowns));
-  for (int32_t q = 0; q < unknowns; ++q) {
-    auto solution = m.unknowns.at(sys.unknown_names[q]);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        for (int k = 0; k < grid.extents()[2]; ++k) {
-          size_t p = grid.index(i, j, k);
-          auto x = grid.physicalPoint(p);
-          Eigen::Index at = static_cast<Eigen::Index>(static_cast<size_t>(q) * N + p);
-          exact(at) = solution(x);
-          U(at) = solution(x) + m.perturbation(x);
-          if (i == 0 || i == n - 1 || j == 0 || j == n - 1) {
-            problem.boundaryMask[p] = 1;
-            problem.boundaryValues[static_cast<size_t>(q)][p] = solution(x);
-          }
-        }
-  }
-  return solveAndMeasure(row, problem, U, exact);
-}
+verification::ManufacturedSolver gSolver;
 
 /// Three or more increasing resolutions (the range keeps n^3 in range; memory decides what runs).
 std::vector<int> parseResolutions(const std::string &text) {
@@ -269,14 +48,6 @@ std::vector<int> parseResolutions(const std::string &text) {
     if (out[i] <= out[i - 1])
       throw tensorium_cli::UsageError("--resolutions must increase, got '" + text + "'");
   return out;
-}
-
-/// Peak memory of a manufactured-solution solve at the largest resolution (docs/memory.md): the
-/// dense Newton path holds the Jacobian, its LU factors and a work copy (3 x unknowns^2 doubles);
-/// the preconditioned GMRES path about 2 kB per unknown, like the two-puncture solves.
-double manufacturedMemoryEstimate(int n, int unknownsPerPoint, int fourierPoints, bool dense) {
-  const double unknowns = static_cast<double>(n) * n * (fourierPoints ? fourierPoints : n) * unknownsPerPoint;
-  return 15e6 + (dense ? 3 * 8 * unknowns * unknowns : 2000 * unknowns);
 }
 
 int usage(const char *message) {
@@ -439,7 +210,7 @@ int runSuite(int argc, char **argv) {
     return runTwoPunctureStudy(study);
   }
   const Manufactured *suite = nullptr;
-  std::vector<Manufactured> all = suites();
+  const std::vector<Manufactured> &all = verification::manufacturedSuites();
   for (const Manufactured &m : all)
     if (m.name == suiteName)
       suite = &m;
@@ -471,7 +242,7 @@ int runSuite(int argc, char **argv) {
         module.tables().spectral_system_count < 1)
       throw std::runtime_error("the module has no spectral residual kernel");
     for (int n : resolutions) {
-      rows.push_back(suite->unknowns.empty() ? solveAt(*suite, module, n) : solveSystemAt(*suite, module, n));
+      rows.push_back(verification::solveManufactured(*suite, module.tables(), n, gSolver));
       const Row &r = rows.back();
       std::fprintf(stderr, "  n=%d: %s after %d Newton iterations, error %.3e (%.2f s)\n", n, r.status.c_str(), r.newton,
                    r.error, r.seconds);
