@@ -267,6 +267,17 @@ void checkOrders(const Reader &r, const std::string &key, const std::vector<int>
     r.fail(key, "an order is listed twice");
 }
 
+/// grid.resolutions: required, at least three, increasing, each in [lo, hi].
+std::vector<int> requiredResolutions(const Reader &r, long lo, long hi, const std::string &what) {
+  std::vector<int> resolutions = r.integers("grid.resolutions", lo, hi);
+  if (resolutions.empty())
+    r.required("grid.resolutions");
+  if (resolutions.size() < 3)
+    r.fail("grid.resolutions", what + " needs at least three resolutions");
+  checkIncreasing(r, "grid.resolutions", resolutions);
+  return resolutions;
+}
+
 /// verdict.expected_order ("fd": 0, each finite-difference order) and verdict.tolerance.
 void readOrderVerdict(const Reader &r, int &expectedOrder, double &tolerance) {
   if (const toml::node *e = r.get("verdict.expected_order")) {
@@ -330,12 +341,7 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
   s.halfWidth = r.number("grid.half_width", 2.5);
   if (!(s.halfWidth > 0))
     r.fail("grid.half_width", "must be positive");
-  s.resolutions = r.integers("grid.resolutions", 9, 2000);
-  if (s.resolutions.empty())
-    r.required("grid.resolutions");
-  if (s.resolutions.size() < 3)
-    r.fail("grid.resolutions", "a constraint study needs at least three resolutions");
-  checkIncreasing(r, "grid.resolutions", s.resolutions);
+  s.resolutions = requiredResolutions(r, 9, 2000, "a constraint study");
   s.orders = r.integers("grid.orders", 2, 16);
   if (s.orders.empty())
     s.orders = {4};
@@ -527,12 +533,7 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   } else if (s.kind == "elliptic") {
     // Names are checked by the tool that knows its suites and preconditioners.
     s.suite = r.string("study.suite", "", true);
-    s.resolutions = r.integers("grid.resolutions", 3, 100000);
-    if (s.resolutions.empty())
-      r.required("grid.resolutions");
-    if (s.resolutions.size() < 3)
-      r.fail("grid.resolutions", "a convergence study needs at least three resolutions");
-    checkIncreasing(r, "grid.resolutions", s.resolutions);
+    s.resolutions = requiredResolutions(r, 3, 100000, "a convergence study");
     s.preconditioner = r.string("solver.preconditioner", "none");
     s.configuration = r.string("solver.configuration", "both");
     if (const toml::node *n = r.get("solver.fourier_points")) {

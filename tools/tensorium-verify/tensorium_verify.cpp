@@ -129,6 +129,15 @@ int runAndReport(const std::string &name, const Options &o, const std::function<
   return report.pass() ? 0 : 1;
 }
 
+/// The study's largest grid must fit in the memory rank 0 sees (one answer on every rank); else
+/// a located error at `key`.
+void requireStudyMemory(const verification::StudyFile &study, const std::string &key, double estimate) {
+  double available = runtime::availableMemoryBytes();
+  MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
+  if (!(estimate <= available))
+    study.fail(key, runtime::InsufficientMemory("study " + study.name, estimate, available).what());
+}
+
 /// A study file: its key checks, the fixtures' modules and their checks come before any work
 /// (exit status 2 with one located message); then the study runs like a case.
 int runStudyFile(int argc, char **argv) {
@@ -170,11 +179,8 @@ int runStudyFile(int argc, char **argv) {
       o.resolutions = study.caseOptions.resolutions;
       const std::vector<int> resolutions =
           !o.resolutions.empty() ? o.resolutions : verification::defaultResolutions(study.builtinCase);
-      double available = runtime::availableMemoryBytes();
-      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
-      const double estimate = verification::caseMemoryEstimate(study.builtinCase, resolutions, o.orders);
-      if (!(estimate <= available))
-        study.fail("grid.resolutions", runtime::InsufficientMemory("study " + study.name, estimate, available).what());
+      requireStudyMemory(study, "grid.resolutions",
+                         verification::caseMemoryEstimate(study.builtinCase, resolutions, o.orders));
       try {
         verification::checkCaseNormRegions(study.builtinCase, resolutions, o.orders);
       } catch (const std::invalid_argument &e) {
@@ -213,10 +219,7 @@ int runStudyFile(int argc, char **argv) {
       const int rho = study.testbed.rhos.back(), order = *std::max_element(study.testbed.orders.begin(),
                                                                            study.testbed.orders.end());
       const double points = (50.0 * rho + order + 2) * (2 * order + 5) * (2 * order + 5);
-      double available = runtime::availableMemoryBytes();
-      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
-      if (!(35e6 + 3500 * points <= available))
-        study.fail("testbed.rhos", runtime::InsufficientMemory("study " + study.name, 35e6 + 3500 * points, available).what());
+      requireStudyMemory(study, "testbed.rhos", 35e6 + 3500 * points);
     } else {
       constraints.name = study.name;
       constraints.description = study.description;
@@ -261,13 +264,9 @@ int runStudyFile(int argc, char **argv) {
           constraints.dataParameters.push_back(it->second);
         }
       }
-      double available = runtime::availableMemoryBytes();
-      MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
       const double n = study.resolutions.back();
-      // The constraint cases' measured cost per point (docs/memory.md), plus a two-puncture solve.
-      const double estimate = 55e6 + 710 * n * n * n;
-      if (!(estimate <= available))
-        study.fail("grid.resolutions", runtime::InsufficientMemory("study " + study.name, estimate, available).what());
+      // The constraint cases' measured cost per point (docs/memory.md).
+      requireStudyMemory(study, "grid.resolutions", 55e6 + 710 * n * n * n);
     }
   } catch (const verification::StudyFileError &e) {
     std::cerr << e.what() << "\n";
