@@ -132,6 +132,18 @@ std::vector<std::vector<int>> allTuples(unsigned rank, unsigned n) {
 
 struct CodeGenError {};
 
+/// Spectral bundle leaves: one per (field, component); a field has at most 4 components here.
+constexpr int kSpectralComponentStride = 4;
+int spectralBundleId(int fieldIndex, int component) { return fieldIndex * kSpectralComponentStride + component; }
+
+/// One bundle argument group of a spectral kernel: a scalar field, or one component of a vector
+/// field (named `W_0`, `W_1`, ...).
+struct SpectralBundle {
+  const FieldDecl *field = nullptr;
+  int component = 0;
+  std::string name;
+};
+
 /// Turns analysed tensor expressions into scalar graph nodes (abstract leaves: parameters,
 /// coordinates, field components, spectral bundle slots, grid spacings).
 class Scalarizer {
@@ -285,11 +297,12 @@ public:
   NodeId fieldNode(const FieldDecl &f, int component, SourceRange where) {
     Leaf l;
     if (mode_ == Mode::Spectral) {
-      if (tensorTypeRank(f.type) != 0)
-        fail(where, "spectral residuals take scalar fields only; '" + f.name + "' has rank " +
+      // Every component of a scalar or spatial vector field is its own bundle.
+      if (tensorTypeRank(f.type) > 1 || (tensorTypeRank(f.type) == 1 && f.space != IndexSpace::Spatial))
+        fail(where, "spectral residuals take scalar and spatial vector fields only; '" + f.name + "' has rank " +
                         std::to_string(tensorTypeRank(f.type)));
       l.kind = LeafKind::Bundle;
-      l.a = fieldIndex_.at(&f);
+      l.a = spectralBundleId(fieldIndex_.at(&f), component);
       l.b = 0;
       return g_.leaf(l);
     }
@@ -331,6 +344,8 @@ public:
         tuple.push_back(env.at(idx.name));
       return fieldNode(f, flatten(tuple, rangeOf(f.space, dim_)), e.range);
     }
+    case RefKind::FlatMetric:
+      return g_.constant(env.at(e.indices[0].name) == env.at(e.indices[1].name) ? 1.0 : 0.0);
     case RefKind::Unresolved:
       break;
     }
@@ -1291,6 +1306,15 @@ private:
       fieldOrder(*op, deriv, tempDefs, seen, primary, visiting);
   }
 
+  static std::vector<SpectralBundle> bundlesOf(const FieldDecl *f) {
+    if (tensorTypeRank(f->type) == 0)
+      return {{f, 0, f->name}};
+    std::vector<SpectralBundle> out;
+    for (unsigned c = 0; c < f->componentCount; ++c)
+      out.push_back({f, static_cast<int>(c), f->name + "_" + std::to_string(c)});
+    return out;
+  }
+
   void planSpectral(std::vector<KernelPlan> &out) {
     for (const ComputeBlock &block : m_.blocks) {
       if (block.kind != ComputeKind::Constraints)
@@ -1298,13 +1322,26 @@ private:
       ScalarGraph g;
       Scalarizer s(m_, o_, d_, g, Mode::Spectral);
       std::map<const TemporaryInfo *, const Expr *> tempDefs;
+      std::vector<const Stmt *> residuals;
       for (const Stmt &st : block.statements) {
         if (st.kind == StmtKind::Temporary) {
           s.defineTemporary(st);
           tempDefs[st.temporary.get()] = st.value.get();
           continue;
         }
-        NodeId residual = s.evalAssignment(st, {});
+        residuals.push_back(&st);
+      }
+      // A declared problem lists its equations in the order of its unknowns.
+      auto unknownRank = [&](const Stmt *st) {
+        for (size_t u = 0; u < block.unknowns.size(); ++u)
+          if (block.unknowns[u].name == st->forUnknown)
+            return u;
+        return block.unknowns.size();
+      };
+      std::stable_sort(residuals.begin(), residuals.end(),
+                       [&](const Stmt *a, const Stmt *b) { return unknownRank(a) < unknownRank(b); });
+      for (const Stmt *stp : residuals) {
+        const Stmt &st = *stp;
         std::vector<const FieldDecl *> order;
         const FieldDecl *primary = nullptr;
         std::set<const TemporaryInfo *> visiting;
@@ -1314,21 +1351,106 @@ private:
                                    "it has no unknown");
           throw CodeGenError{};
         }
+        const FieldDecl *declared = nullptr;
+        if (!st.forUnknown.empty()) {
+          for (const UnknownDecl &u : block.unknowns)
+            if (u.name == st.forUnknown)
+              declared = u.field;
+          if (!declared || std::find(order.begin(), order.end(), declared) == order.end()) {
+            d_.error(st.forRange, "residual '" + st.target + "' does not depend on its unknown '" + st.forUnknown + "'");
+            throw CodeGenError{};
+          }
+          primary = declared;
+        }
         if (primary) {
           order.erase(std::find(order.begin(), order.end(), primary));
           order.insert(order.begin(), primary);
         }
-        planSpectralResidual(out, g, residual, st.target, order, block.name);
+        const bool vectorResidual = st.field && tensorTypeRank(st.field->type) == 1;
+        const unsigned components = vectorResidual ? st.field->componentCount : 1;
+        for (unsigned c = 0; c < components; ++c) {
+          NodeId residual = vectorResidual ? s.evalAssignment(st, {static_cast<int>(c)}) : s.evalAssignment(st, {});
+          // Bundles: the unknown (component c of a vector unknown) first, then every other
+          // component of every referenced field in order of appearance.
+          std::vector<SpectralBundle> bundles;
+          for (const FieldDecl *f : order)
+            for (SpectralBundle &b : bundlesOf(f))
+              bundles.push_back(std::move(b));
+          if (vectorResidual && primary) {
+            auto it = std::find_if(bundles.begin(), bundles.end(), [&](const SpectralBundle &b) {
+              return b.field == primary && b.component == static_cast<int>(c);
+            });
+            std::rotate(bundles.begin(), it, it + 1);
+          }
+          planSpectralResidual(out, g, residual, vectorResidual ? st.target + "_" + std::to_string(c) : st.target,
+                               bundles, block.name);
+        }
+      }
+      planBoundaryKernels(out, block, g, s);
+    }
+  }
+
+  /// One flat grid kernel per (unknown component, face): the Robin coefficients a, b, value at
+  /// each given point (Dirichlet rows: a = 1, b = 0).
+  void planBoundaryKernels(std::vector<KernelPlan> &out, const ComputeBlock &block, ScalarGraph &g, Scalarizer &s) {
+    for (const BoundaryCondition &bc : block.boundaries) {
+      if (!bc.target || !bc.target->field)
+        continue;
+      const FieldDecl &f = *bc.target->field;
+      const bool vector = tensorTypeRank(f.type) == 1;
+      const unsigned components = vector ? f.componentCount : 1;
+      for (unsigned c = 0; c < components; ++c) {
+        Scalarizer::Env env;
+        if (bc.unknownHasIndexList && !bc.unknownIndices.empty())
+          env[bc.unknownIndices[0].name] = static_cast<int>(c);
+        const NodeId a = bc.kind == BoundaryKind::Robin ? s.eval(*bc.a, env) : g.constant(1.0);
+        const NodeId b = bc.kind == BoundaryKind::Robin ? s.eval(*bc.b, env) : g.constant(0.0);
+        const NodeId value = s.eval(*bc.value, env);
+        const std::string unknown = vector ? f.name + "_" + std::to_string(c) : f.name;
+
+        KernelPlan plan;
+        plan.family = KernelFamily::InitGrid;
+        plan.symbol = std::string(abi::kSymbolSpectralBoundaryPrefix) + unknown + "_" + bc.face;
+        plan.kind = std::string(abi::kKindSpectralBoundaryGrid);
+        plan.loop = LoopStyle::Scf;
+        plan.constraintBlock = block.name;
+        plan.origin = bc.range;
+        std::map<int, int> paramArg;
+        addParamArgs(plan, paramArg);
+        std::vector<int> coordArg;
+        static const char *cartesian[3] = {"x", "y", "z"};
+        for (int axis = 0; axis < 3; ++axis) {
+          coordArg.push_back(static_cast<int>(plan.args.size()));
+          plan.args.push_back({cartesian[axis], ArgType::Buffer, ArgRole::Coordinate, 0, 1, true, false});
+          plan.coordNames.push_back(cartesian[axis]);
+        }
+        std::unordered_map<NodeId, NodeId> memo;
+        auto mapLeaf = [&](const Leaf &l, ScalarGraph &t) -> NodeId {
+          Leaf o;
+          o.kind = LeafKind::Arg;
+          o.a = l.kind == LeafKind::Param ? paramArg.at(l.a) : coordArg.at(static_cast<size_t>(l.a));
+          return t.leaf(o);
+        };
+        for (auto [name, node] : {std::pair{"a", a}, {"b", b}, {"value", value}}) {
+          const int arg = static_cast<int>(plan.args.size());
+          plan.args.push_back({name, ArgType::Buffer, ArgRole::Output, 0, 1, false, true});
+          plan.fieldNames.push_back(name);
+          plan.outputNames.push_back(name);
+          plan.stores.push_back({arg, 0, g.rebuild(node, plan.graph, mapLeaf, memo)});
+        }
+        setCommonAttributes(plan);
+        out.push_back(std::move(plan));
       }
     }
   }
 
   void planSpectralResidual(std::vector<KernelPlan> &out, ScalarGraph &g, NodeId residual,
-                            const std::string &target, const std::vector<const FieldDecl *> &fields,
+                            const std::string &target, const std::vector<SpectralBundle> &fields,
                             const std::string &blockName) {
     std::map<const FieldDecl *, int> fieldIndex;
     for (size_t i = 0; i < m_.fields.size(); ++i)
       fieldIndex[m_.fields[i].get()] = static_cast<int>(i);
+    auto bundleId = [&](const SpectralBundle &b) { return spectralBundleId(fieldIndex.at(b.field), b.component); };
     // Forward-mode tangent: every bundle slot's tangent is the direction's slot.
     std::unordered_map<NodeId, NodeId> dmemo;
     NodeId tangent = g.differentiate(
@@ -1364,10 +1486,10 @@ private:
       std::map<std::pair<int, int>, int> bundleArg, directionArg;
       std::map<int, int> coordArg;
       auto addBundles = [&](std::map<std::pair<int, int>, int> &table, ArgRole role, const char *suffix) {
-        for (const FieldDecl *f : fields)
+        for (const SpectralBundle &f : fields)
           for (int slot = 0; slot < abi::kSpectralBundleSize; ++slot) {
-            table[{fieldIndex.at(f), slot}] = static_cast<int>(plan.args.size());
-            plan.args.push_back({f->name + suffix + "_" + std::string(abi::kSpectralBundleSlotNames[slot]),
+            table[{bundleId(f), slot}] = static_cast<int>(plan.args.size());
+            plan.args.push_back({f.name + suffix + "_" + std::string(abi::kSpectralBundleSlotNames[slot]),
                                  valueType, role, 0, 1, true, false});
           }
       };
@@ -1393,8 +1515,8 @@ private:
         addParamArgs(plan, paramArg);
         plan.outputNames.push_back(target);
       }
-      for (const FieldDecl *f : fields)
-        plan.fieldNames.push_back(f->name);
+      for (const SpectralBundle &f : fields)
+        plan.fieldNames.push_back(f.name);
       std::unordered_map<NodeId, NodeId> memo;
       auto mapLeaf = [&](const Leaf &l, ScalarGraph &tg) -> NodeId {
         Leaf o;

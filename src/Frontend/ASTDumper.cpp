@@ -45,8 +45,57 @@ public:
     for (const ComputeBlock &b : m.blocks) {
       line(1) << (b.kind == ComputeKind::Evolution ? "Evolution " : "Constraints ") << b.name
               << loc(b.nameRange) << '\n';
+      for (const UnknownDecl &u : b.unknowns) {
+        line(2) << "Unknown " << (u.vector ? "vector " : "") << u.name;
+        for (const IndexName &i : u.indices)
+          os_ << (&i == &u.indices.front() ? "[" : ",") << i.name;
+        os_ << (u.indices.empty() ? "" : "]") << loc(u.nameRange) << '\n';
+      }
       for (const Stmt &s : b.statements)
         statement(s, 2);
+      for (const BoundaryCondition &bc : b.boundaries) {
+        line(2) << "Boundary " << bc.unknown;
+        for (const IndexName &i : bc.unknownIndices)
+          os_ << (&i == &bc.unknownIndices.front() ? "[" : ",") << i.name;
+        os_ << (bc.unknownIndices.empty() ? "" : "]") << ' ' << bc.face << ' '
+            << (bc.kind == BoundaryKind::Dirichlet ? "dirichlet" : "robin") << loc(bc.faceRange) << '\n';
+        if (bc.kind == BoundaryKind::Robin) {
+          for (auto [label, e] : {std::pair{"a", bc.a.get()}, {"b", bc.b.get()}, {"value", bc.value.get()}})
+            if (e) {
+              line(3) << label << '\n';
+              expr(*e, 4);
+            }
+        } else if (bc.value) {
+          expr(*bc.value, 3);
+        }
+      }
+      if (b.domain) {
+        line(2) << "Domain";
+        if (b.domain->map.present)
+          os_ << " map=" << b.domain->map.value;
+        if (b.domain->resolution.present)
+          os_ << " resolution=" << numbers(b.domain->resolution.value);
+        if (b.domain->bounds.present)
+          os_ << " bounds=" << numbers(b.domain->bounds.value);
+        os_ << '\n';
+      }
+      if (b.solve) {
+        const SolveDecl &sv = *b.solve;
+        line(2) << "Solve";
+        if (sv.tolerance.present)
+          os_ << " tolerance=" << number(sv.tolerance.value);
+        if (sv.maxIterations.present)
+          os_ << " max_iterations=" << number(sv.maxIterations.value);
+        if (sv.linear.present)
+          os_ << " linear=" << sv.linear.value;
+        if (sv.restart.present)
+          os_ << " restart=" << number(sv.restart.value);
+        if (sv.preconditioner.present)
+          os_ << " preconditioner=" << sv.preconditioner.value;
+        if (sv.lineSearch.present)
+          os_ << " line_search=" << sv.lineSearch.value;
+        os_ << '\n';
+      }
     }
   }
 
@@ -78,6 +127,13 @@ private:
     char buf[64];
     auto res = std::to_chars(buf, buf + sizeof buf, v);
     return std::string(buf, res.ptr);
+  }
+
+  std::string numbers(const std::vector<double> &values) const {
+    std::string out = "[";
+    for (size_t i = 0; i < values.size(); ++i)
+      out += (i ? "," : "") + number(values[i]);
+    return out + "]";
   }
 
   void simulation(const SimulationInfo &s) {
@@ -149,7 +205,16 @@ private:
       break;
     }
     case StmtKind::Residual:
-      line(depth) << "Residual " << s.target << loc(s.targetRange) << '\n';
+      line(depth) << "Residual " << s.target;
+      if (s.field && !s.targetIndices.empty()) {
+        std::vector<TypedIndex> typed;
+        for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
+          typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
+        os_ << indices(typed);
+      }
+      if (!s.forUnknown.empty())
+        os_ << " for " << s.forUnknown;
+      os_ << loc(s.targetRange) << '\n';
       break;
     }
     if (s.value)
@@ -169,6 +234,7 @@ private:
       case RefKind::Param: kind = "Param"; break;
       case RefKind::Coordinate: kind = "Coordinate"; break;
       case RefKind::Temporary: kind = "Temporary"; break;
+      case RefKind::FlatMetric: kind = "FlatMetric"; break;
       case RefKind::Unresolved: break;
       }
       os_ << kind << ' ' << e.text;

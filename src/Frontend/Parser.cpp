@@ -610,7 +610,8 @@ void Parser::parseComputeBlock(Module &module, ComputeKind kind) {
     if (diags_.limitReached())
       return;
     try {
-      block.statements.push_back(parseStatement(true));
+      if (!parseProblemDeclaration(block))
+        block.statements.push_back(parseStatement(true));
     } catch (ParseError &) {
       recoverToStatementEnd();
     }
@@ -648,6 +649,12 @@ Stmt Parser::parseStatement(bool allowDtAndResidual) {
     stmt.targetIndices = parseIndexList();
     stmt.targetHasIndexList = true;
     stmt.targetRange = SourceRange::join(target.range, tokens_[pos_ - 1].range);
+  }
+  if (kind == StmtKind::Residual && current().isIdentifier("for")) {
+    consume();
+    Token unknown = expectIdentifier("the unknown after 'for', as in 'residual H for u = ...'");
+    stmt.forUnknown = std::string(unknown.text);
+    stmt.forRange = unknown.range;
   }
   if (!current().is(TokenKind::Equal))
     fail(current().range, "expected '=' after the assignment target, found " + describe(current()));

@@ -1,4 +1,5 @@
 #include "tensorium_mlir/Frontend/Sema.h"
+#include "tensorium_mlir/Frontend/EllipticProblem.h"
 
 #include <algorithm>
 #include <cmath>
@@ -589,6 +590,22 @@ private:
       m_.timeParam = static_cast<int>(m_.params.size() - 1);
       it = globals_.emplace("t", Symbol{SymbolKind::Param, e.range}).first;
     }
+    if (it == globals_.end() && (name == "delta" || name == "delta_up")) {
+      // The flat spatial metric of Cartesian coordinates: delta[i,j] = delta_ij (both lower),
+      // delta_up[i,j] = delta^ij. Any declaration of these names keeps its own meaning.
+      if (!e.hasIndexList || e.indices.size() != 2) {
+        d_.error(e.range, "'" + name + "' is the flat metric and takes two spatial indices, as in " + name + "[i,j]");
+        return std::nullopt;
+      }
+      if (m_.sim.coordinates != CoordinateSystem::Cartesian) {
+        d_.error(e.range, "'" + name + "' is the flat metric of Cartesian coordinates; this module uses " +
+                              "spherical coordinates");
+        return std::nullopt;
+      }
+      e.refKind = RefKind::FlatMetric;
+      const Variance v = name == "delta" ? Variance::Down : Variance::Up;
+      return slotsToShape(e, {v, v}, {IndexSpace::Spatial, IndexSpace::Spatial}, "the flat metric '" + name + "'");
+    }
     if (it == globals_.end()) {
       if (findBuiltin(name) || name == "contract" || name == "laplacian" ||
           (name.size() > 2 && name.rfind("d_", 0) == 0) || name.rfind("nabla_", 0) == 0)
@@ -1054,9 +1071,16 @@ private:
     if (!f)
       return;
     s.field = f;
-    if (tensorTypeRank(f->type) != 0 || s.targetHasIndexList) {
+    // A vector residual `residual M[i] for W = ...` is one equation per component of a vector
+    // unknown; every other residual is a scalar.
+    const bool vectorResidual = !s.forUnknown.empty() && tensorTypeRank(f->type) == 1 && s.targetIndices.size() == 1;
+    if (!vectorResidual && (tensorTypeRank(f->type) != 0 || s.targetHasIndexList)) {
       d_.error(s.targetRange, "residual '" + f->name + "' must be a scalar field, but '" + f->name +
-                                  "' has rank " + std::to_string(tensorTypeRank(f->type)));
+                                  "' has rank " + std::to_string(tensorTypeRank(f->type)) +
+                                  (tensorTypeRank(f->type) == 1 && s.forUnknown.empty()
+                                       ? " (a vector residual pairs with a vector unknown: 'residual " + f->name +
+                                             "[i] for W = ...')"
+                                       : std::string()));
       return;
     }
     auto [it, inserted] = residualTargets_.insert({f, s.targetRange});
@@ -1065,8 +1089,83 @@ private:
       d_.note(it->second, "previous definition is here");
       return;
     }
-    if (rhs)
+    if (rhs && vectorResidual)
+      checkAssignmentIndices(s, *rhs, f);
+    else if (rhs)
       requireScalar(*rhs, s.value->range, "a residual expression");
+  }
+
+  // ------------------------------------------------------------ elliptic problems
+
+  /// Resolves `unknown` declarations to fields (shape and pairing checks: SemaProblem.cpp).
+  void resolveUnknowns(ComputeBlock &block) {
+    for (UnknownDecl &u : block.unknowns) {
+      auto it = globals_.find(u.name);
+      if (it == globals_.end()) {
+        d_.error(u.nameRange, "unknown '" + u.name + "' is not a declared field; declare it first, as in "
+                              "'field scalar " + u.name + "'");
+        continue;
+      }
+      if (it->second.kind != SymbolKind::Field) {
+        d_.error(u.nameRange, "unknown '" + u.name + "' must be a field, but it is a " +
+                                  symbolKindSpelling(it->second.kind));
+        continue;
+      }
+      if (!brokenFields_.count(it->second.field))
+        u.field = it->second.field;
+    }
+  }
+
+  /// Boundary values, Robin coefficients: expressions of coordinates, parameters and numbers.
+  void checkBoundaryExpressions(ComputeBlock &block) {
+    // Temporaries that depend on a field, directly or through other temporaries.
+    std::set<const TemporaryInfo *> fieldTemps;
+    for (const Stmt &st : block.statements)
+      if (st.kind == StmtKind::Temporary && st.temporary && st.value && firstFieldDependence(*st.value, fieldTemps))
+        fieldTemps.insert(st.temporary.get());
+    for (BoundaryCondition &bc : block.boundaries) {
+      auto checkOne = [&](Expr *e, const char *what, bool mayCarryIndex) {
+        if (!e)
+          return;
+        auto shape = check(*e);
+        if (!shape)
+          return;
+        if (const Expr *bad = firstFieldDependence(*e, fieldTemps)) {
+          d_.error(bad->range, std::string(what) + " may depend on coordinates and parameters only; '" + bad->text +
+                                   "' " + (bad->refKind == RefKind::Field ? "is a field" : "depends on a field"));
+          return;
+        }
+        if (!mayCarryIndex || !bc.unknownHasIndexList || bc.unknownIndices.size() != 1) {
+          requireScalar(*shape, e->range, what);
+          return;
+        }
+        if (!shape->bound.empty()) {
+          requireScalar(*shape, e->range, what);
+          return;
+        }
+        for (const TypedIndex &t : shape->free)
+          if (t.name != bc.unknownIndices[0].name || shape->free.size() > 1)
+            d_.error(t.range, std::string(what) + " may carry only the index '" + bc.unknownIndices[0].name +
+                                  "' of the unknown; '" + t.name + "' is free");
+      };
+      if (bc.kind == BoundaryKind::Dirichlet) {
+        checkOne(bc.value.get(), "a Dirichlet boundary value", true);
+      } else {
+        checkOne(bc.a.get(), "the Robin coefficient 'a'", false);
+        checkOne(bc.b.get(), "the Robin coefficient 'b'", false);
+        checkOne(bc.value.get(), "the Robin value", true);
+      }
+    }
+  }
+
+  static const Expr *firstFieldDependence(const Expr &e, const std::set<const TemporaryInfo *> &fieldTemps) {
+    if (e.kind == ExprKind::Ref &&
+        (e.refKind == RefKind::Field || (e.refKind == RefKind::Temporary && fieldTemps.count(e.temporary))))
+      return &e;
+    for (const ExprPtr &op : e.operands)
+      if (const Expr *bad = firstFieldDependence(*op, fieldTemps))
+        return bad;
+    return nullptr;
   }
 
   void beginBlock(Context context, const std::vector<Stmt> &statements) {
@@ -1099,7 +1198,13 @@ private:
     beginBlock(block.kind == ComputeKind::Evolution ? Context::Evolution : Context::Constraints,
                block.statements);
     size_t residualsBefore = residualCount_;
+    if (block.kind == ComputeKind::Constraints)
+      resolveUnknowns(block);
     checkStatements(block.statements);
+    if (block.kind == ComputeKind::Constraints) {
+      checkBoundaryExpressions(block);
+      checkEllipticProblem(block, m_, d_);
+    }
     if (block.kind == ComputeKind::Evolution) {
       bool anyDt = std::any_of(block.statements.begin(), block.statements.end(),
                                [](const Stmt &s) { return s.kind == StmtKind::DtAssign; });

@@ -43,7 +43,7 @@ std::string argIdentifier(const std::string &name, std::set<std::string> &used) 
 std::string quoted(const std::string &s) { return quotedLiteral(s); }
 
 bool isGridKernel(const HostKernelABI &k) {
-  return isStencilGridKind(k.kind) || isInitGridKind(k.kind) ||
+  return isStencilGridKind(k.kind) || isFlatPointGridKind(k.kind) ||
          k.kind == kKindSpectralResidualGrid;
 }
 
@@ -338,7 +338,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
       continue; // point residuals take plain doubles already
     Prototype p = namesFor(k);
     const bool stencil = isStencilGridKind(k.kind);
-    const bool flatGrid = isInitGridKind(k.kind);
+    const bool flatGrid = isFlatPointGridKind(k.kind);
     os << "static inline void tensorium_call_" << shortName(k.symbol) << "(";
     bool first = true;
     auto param = [&](const std::string &decl) {

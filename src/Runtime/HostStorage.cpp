@@ -9,7 +9,7 @@ namespace tensorium_mlir::runtime {
 
 namespace {
 bool isFlatGridKind(const std::string &kind) {
-  return abi::isInitGridKind(kind) || kind == abi::kKindSpectralResidualGrid;
+  return abi::isFlatPointGridKind(kind) || kind == abi::kKindSpectralResidualGrid;
 }
 } // namespace
 

@@ -70,7 +70,7 @@ enum class ExprKind {
   Dissipation, // dissipation(expr, sigma): Kreiss-Oliger dissipation (fd only)
 };
 
-enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary };
+enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary, FlatMetric };
 enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow, BesselJ0, BesselJ1 };
 
 struct Expr {
@@ -190,9 +190,65 @@ struct Stmt {
   std::vector<IndexName> targetIndices;
   bool targetHasIndexList = false;
   ExprPtr value;
+  /// Residual: `residual H for u = ...` names the unknown this equation determines.
+  std::string forUnknown;
+  SourceRange forRange;
   // sema
   const FieldDecl *field = nullptr;         // DtAssign, Residual
   std::unique_ptr<TemporaryInfo> temporary; // Temporary
+};
+
+// ---------------------------------------------------------------- elliptic problems
+// A spectral constraints block may declare its problem: unknowns, boundary conditions per
+// domain face, the domain, and the solve policy (docs/language.md, "Elliptic problems").
+
+/// `unknown u` or `unknown vector W[i]`.
+struct UnknownDecl {
+  std::string name;
+  SourceRange nameRange;
+  SourceRange range;
+  bool vector = false;
+  std::vector<IndexName> indices;
+  const FieldDecl *field = nullptr; // sema
+};
+
+enum class BoundaryKind { Dirichlet, Robin };
+
+/// `boundary u xmin dirichlet = expr` or `boundary u outer robin(a = e, b = e, value = e)`:
+/// a u + b du/dn = value with n the outward normal of the physical domain.
+struct BoundaryCondition {
+  SourceRange range;
+  std::string unknown;
+  SourceRange unknownRange;
+  std::vector<IndexName> unknownIndices; // `boundary W[i] ...`: expressions may carry index i
+  bool unknownHasIndexList = false;
+  std::string face;
+  SourceRange faceRange;
+  BoundaryKind kind = BoundaryKind::Dirichlet;
+  SourceRange kindRange;
+  ExprPtr value, a, b; // Dirichlet: value; Robin: all three
+  const UnknownDecl *target = nullptr; // sema
+};
+
+/// `domain { map = box  resolution = [..]  bounds = [..] }`.
+struct DomainDecl {
+  SourceRange range;
+  Setting<std::string> map;
+  Setting<std::vector<double>> resolution;
+  std::vector<SourceRange> resolutionEntryRanges;
+  Setting<std::vector<double>> bounds;
+};
+
+/// `solve { tolerance = ..  max_iterations = ..  linear = ..  restart = ..  preconditioner = ..
+/// line_search = on|off }`.
+struct SolveDecl {
+  SourceRange range;
+  Setting<double> tolerance;
+  Setting<double> maxIterations;
+  Setting<std::string> linear;
+  Setting<double> restart;
+  Setting<std::string> preconditioner;
+  Setting<std::string> lineSearch;
 };
 
 struct Metric4 {
@@ -232,6 +288,12 @@ struct ComputeBlock {
   SourceRange nameRange;
   SourceRange range;
   std::vector<Stmt> statements;
+  // Elliptic problem declarations (constraints blocks only).
+  std::vector<UnknownDecl> unknowns;
+  std::vector<BoundaryCondition> boundaries;
+  std::optional<DomainDecl> domain;
+  std::optional<SolveDecl> solve;
+  bool declaresProblem() const { return !unknowns.empty() || !boundaries.empty() || domain || solve; }
 };
 
 struct Module {

@@ -46,6 +46,13 @@ private:
   void parseMetric4(InitialDataBlock &block);
   void parseSplit(InitialDataBlock &block);
   Stmt parseStatement(bool allowDtAndResidual);
+  // elliptic problem declarations in constraints blocks (ParserProblem.cpp)
+  bool parseProblemDeclaration(ComputeBlock &block);
+  void parseUnknown(ComputeBlock &block);
+  void parseBoundary(ComputeBlock &block);
+  void parseDomain(ComputeBlock &block);
+  void parseSolve(ComputeBlock &block);
+  void parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve);
 
   // expressions
   ExprPtr parseExpr();

@@ -93,6 +93,17 @@ constexpr bool isInitGridKind(std::string_view kind) {
          kind == kKindInitSliceGridAffine;
 }
 
+/// Boundary rows of a declared elliptic problem (additive): one flat grid kernel per unknown
+/// (component) and face, `tensorium_spectral_boundary_<unknown>_<face>`, writing the Robin
+/// coefficients a, b and value (a u + b du/dn = value; Dirichlet: a = 1, b = 0) at the points
+/// whose coordinates it is given.
+inline constexpr std::string_view kSymbolSpectralBoundaryPrefix = "tensorium_spectral_boundary_";
+inline constexpr std::string_view kKindSpectralBoundaryGrid = "spectral_boundary_grid";
+/// Grid kernels over a flat list of points whose coordinates are buffers.
+constexpr bool isFlatPointGridKind(std::string_view kind) {
+  return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid;
+}
+
 /// Output buffers of `dt X = ...` are named with this prefix: `dX`.
 inline constexpr std::string_view kDerivativeOutputPrefix = "d";
 

@@ -1,0 +1,271 @@
+// Elliptic problem declarations inside constraints blocks: unknowns, boundary conditions, the
+// domain and the solve policy. Semantic checks live in SemaProblem.cpp.
+#include "tensorium_mlir/Frontend/Parser.h"
+
+#include <cstdlib>
+#include <map>
+
+namespace tensorium_mlir::frontend {
+
+namespace {
+std::string spell(const Token &t) {
+  switch (t.kind) {
+  case TokenKind::Identifier: return "identifier '" + std::string(t.text) + "'";
+  case TokenKind::Number: return "number '" + std::string(t.text) + "'";
+  case TokenKind::Newline: return t.text == ";" ? "';'" : "end of line";
+  default: return tokenKindSpelling(t.kind);
+  }
+}
+} // namespace
+
+bool Parser::parseProblemDeclaration(ComputeBlock &block) {
+  const Token &t = current();
+  if (!t.is(TokenKind::Identifier))
+    return false;
+  const bool declaration = (t.text == "unknown" || t.text == "boundary") && peek(1).is(TokenKind::Identifier);
+  const bool section = (t.text == "domain" || t.text == "solve") && peek(1).is(TokenKind::LBrace);
+  if (!declaration && !section)
+    return false;
+  if (block.kind != ComputeKind::Constraints)
+    fail(t.range, "'" + std::string(t.text) + "' declares part of an elliptic problem and belongs in a "
+                  "'constraints' block");
+  if (t.text == "unknown")
+    parseUnknown(block);
+  else if (t.text == "boundary")
+    parseBoundary(block);
+  else if (t.text == "domain")
+    parseDomain(block);
+  else
+    parseSolve(block);
+  return true;
+}
+
+void Parser::parseUnknown(ComputeBlock &block) {
+  Token kw = consume();
+  UnknownDecl decl;
+  if (current().isIdentifier("vector") && peek(1).is(TokenKind::Identifier)) {
+    consume();
+    decl.vector = true;
+  }
+  Token name = expectIdentifier("the unknown's field name");
+  decl.name = std::string(name.text);
+  decl.nameRange = name.range;
+  if (current().is(TokenKind::LBracket)) {
+    decl.indices = parseIndexList();
+    decl.nameRange = SourceRange::join(name.range, tokens_[pos_ - 1].range);
+  }
+  decl.range = SourceRange::join(kw.range, decl.nameRange);
+  block.unknowns.push_back(std::move(decl));
+  expectEndOfStatement("the unknown declaration");
+}
+
+void Parser::parseBoundary(ComputeBlock &block) {
+  Token kw = consume();
+  BoundaryCondition bc;
+  Token unknown = expectIdentifier("the unknown a boundary condition applies to");
+  bc.unknown = std::string(unknown.text);
+  bc.unknownRange = unknown.range;
+  if (current().is(TokenKind::LBracket)) {
+    bc.unknownIndices = parseIndexList();
+    bc.unknownHasIndexList = true;
+    bc.unknownRange = SourceRange::join(unknown.range, tokens_[pos_ - 1].range);
+  }
+  Token face = expectIdentifier("a domain face (xmin ... zmax, inner, outer) after the unknown");
+  bc.face = std::string(face.text);
+  bc.faceRange = face.range;
+  Token kind = expectIdentifier("'dirichlet' or 'robin' after the face");
+  bc.kindRange = kind.range;
+  if (kind.text == "dirichlet") {
+    bc.kind = BoundaryKind::Dirichlet;
+    expect(TokenKind::Equal, "after 'dirichlet', as in 'dirichlet = 0'");
+    bc.value = parseExpr();
+    bc.range = SourceRange::join(kw.range, bc.value->range);
+  } else if (kind.text == "robin") {
+    bc.kind = BoundaryKind::Robin;
+    Token open = expect(TokenKind::LParen, "after 'robin', as in 'robin(a = 1, b = r, value = 0)'");
+    std::map<std::string, SourceRange> seen;
+    for (;;) {
+      Token key = expectIdentifier("a Robin coefficient name (a, b or value)");
+      std::string k(key.text);
+      ExprPtr *slot = k == "a" ? &bc.a : k == "b" ? &bc.b : k == "value" ? &bc.value : nullptr;
+      if (!slot)
+        fail(key.range, "unknown Robin coefficient '" + k + "'; the condition is a u + b du/dn = value, "
+                        "with coefficients a, b and value");
+      if (seen.count(k)) {
+        diags_.error(key.range, "duplicate Robin coefficient '" + k + "'");
+        diags_.note(seen[k], "previous value is here");
+      }
+      seen[k] = key.range;
+      expect(TokenKind::Equal, ("after Robin coefficient '" + k + "'").c_str());
+      *slot = parseExpr();
+      if (consumeIf(TokenKind::Comma))
+        continue;
+      break;
+    }
+    Token close = expect(TokenKind::RParen, "to close the Robin coefficients");
+    for (const char *required : {"a", "b", "value"})
+      if (!seen.count(required))
+        diags_.error(SourceRange::join(open.range, close.range),
+                     std::string("robin(...) needs coefficient '") + required + "' (a u + b du/dn = value)");
+    bc.range = SourceRange::join(kw.range, close.range);
+  } else {
+    fail(kind.range, "unknown boundary condition kind '" + std::string(kind.text) +
+                         "'; write 'dirichlet = expr' or 'robin(a = expr, b = expr, value = expr)'");
+  }
+  block.boundaries.push_back(std::move(bc));
+  expectEndOfStatement("the boundary condition");
+}
+
+void Parser::parseDomain(ComputeBlock &block) {
+  Token kw = consume();
+  Token open = expect(TokenKind::LBrace, "after 'domain'");
+  DomainDecl domain;
+  for (;;) {
+    skipNewlines();
+    if (current().is(TokenKind::RBrace))
+      break;
+    if (current().is(TokenKind::EndOfFile)) {
+      diags_.error(current().range, "expected '}' to close the 'domain' block");
+      diags_.note(open.range, "block opened here");
+      throw ParseError{};
+    }
+    if (diags_.limitReached())
+      return;
+    try {
+      Token key = expectIdentifier("a domain setting (map, resolution, bounds)");
+      parseProblemSetting(key, "domain", &domain, nullptr);
+    } catch (ParseError &) {
+      recoverWithinBlock();
+    }
+  }
+  Token close = consume();
+  domain.range = SourceRange::join(kw.range, close.range);
+  if (block.domain) {
+    diags_.error(kw.range, "duplicate 'domain' in constraints block '" + block.name + "'");
+    diags_.note(block.domain->range, "previous 'domain' is here");
+  } else {
+    block.domain = std::move(domain);
+  }
+  expectEndOfStatement("the 'domain' block");
+}
+
+void Parser::parseSolve(ComputeBlock &block) {
+  Token kw = consume();
+  Token open = expect(TokenKind::LBrace, "after 'solve'");
+  SolveDecl solve;
+  for (;;) {
+    skipNewlines();
+    if (current().is(TokenKind::RBrace))
+      break;
+    if (current().is(TokenKind::EndOfFile)) {
+      diags_.error(current().range, "expected '}' to close the 'solve' block");
+      diags_.note(open.range, "block opened here");
+      throw ParseError{};
+    }
+    if (diags_.limitReached())
+      return;
+    try {
+      Token key = expectIdentifier("a solve setting");
+      parseProblemSetting(key, "solve", nullptr, &solve);
+    } catch (ParseError &) {
+      recoverWithinBlock();
+    }
+  }
+  Token close = consume();
+  solve.range = SourceRange::join(kw.range, close.range);
+  if (block.solve) {
+    diags_.error(kw.range, "duplicate 'solve' in constraints block '" + block.name + "'");
+    diags_.note(block.solve->range, "previous 'solve' is here");
+  } else {
+    block.solve = std::move(solve);
+  }
+  expectEndOfStatement("the 'solve' block");
+}
+
+void Parser::parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve) {
+  const std::string keyText(key.text);
+  expect(TokenKind::Equal, ("after '" + keyText + "'").c_str());
+  auto mark = [&](auto &setting, SourceRange valueRange) {
+    if (setting.present) {
+      diags_.error(key.range, "duplicate setting '" + keyText + "'");
+      diags_.note(setting.keyRange, "previous setting is here");
+    }
+    setting.present = true;
+    setting.keyRange = key.range;
+    setting.valueRange = valueRange;
+  };
+  auto word = [&](auto &setting) {
+    Token v = current();
+    if (!v.is(TokenKind::Identifier))
+      fail(v.range, "expected a name as the value of '" + keyText + "', found " + spell(v));
+    consume();
+    mark(setting, v.range);
+    setting.value = std::string(v.text);
+  };
+  auto number = [&](SourceRange &range) {
+    Token first = current();
+    bool negative = consumeIf(TokenKind::Minus);
+    Token v = current();
+    if (!v.is(TokenKind::Number))
+      fail(v.range, "expected a number as the value of '" + keyText + "', found " + spell(v));
+    consume();
+    range = SourceRange::join(first.range, v.range);
+    double value = std::strtod(std::string(v.text).c_str(), nullptr);
+    return negative ? -value : value;
+  };
+  auto scalar = [&](Setting<double> &setting) {
+    SourceRange r;
+    double value = number(r);
+    mark(setting, r);
+    setting.value = value;
+  };
+  auto list = [&](Setting<std::vector<double>> &setting, std::vector<SourceRange> *entries) {
+    Token open = expect(TokenKind::LBracket, ("to open the list of '" + keyText + "'").c_str());
+    std::vector<double> values;
+    if (entries)
+      entries->clear();
+    if (!current().is(TokenKind::RBracket)) {
+      for (;;) {
+        SourceRange r;
+        values.push_back(number(r));
+        if (entries)
+          entries->push_back(r);
+        if (consumeIf(TokenKind::Comma))
+          continue;
+        break;
+      }
+    }
+    Token close = expect(TokenKind::RBracket, ("to close the list of '" + keyText + "'").c_str());
+    mark(setting, SourceRange::join(open.range, close.range));
+    setting.value = std::move(values);
+  };
+
+  if (domain) {
+    if (keyText == "map")
+      word(domain->map);
+    else if (keyText == "resolution")
+      list(domain->resolution, &domain->resolutionEntryRanges);
+    else if (keyText == "bounds")
+      list(domain->bounds, nullptr);
+    else
+      fail(key.range, "unknown " + std::string(section) + " setting '" + keyText + "' (expected map, resolution or bounds)");
+    return;
+  }
+  if (keyText == "tolerance")
+    scalar(solve->tolerance);
+  else if (keyText == "max_iterations")
+    scalar(solve->maxIterations);
+  else if (keyText == "restart")
+    scalar(solve->restart);
+  else if (keyText == "linear")
+    word(solve->linear);
+  else if (keyText == "preconditioner")
+    word(solve->preconditioner);
+  else if (keyText == "line_search")
+    word(solve->lineSearch);
+  else
+    fail(key.range, "unknown solve setting '" + keyText +
+                        "' (expected tolerance, max_iterations, linear, restart, preconditioner or line_search)");
+}
+
+} // namespace tensorium_mlir::frontend
