@@ -60,7 +60,12 @@ function(tensorium_add_kernel NAME)
       "      tensorium_spectral_residual_kernels, TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT,\n"
       "      tensorium_spectral_residual_grid_kernels, TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT,\n"
       "      tensorium_spectral_residual_systems, TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT};\n"
-      "  return &tables;\n}\n")
+      "  return &tables;\n}\n"
+      "#ifdef TENSORIUM_SPECTRAL_PROBLEM_COUNT\n"
+      "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count);\n"
+      "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count) {\n"
+      "  *count = TENSORIUM_SPECTRAL_PROBLEM_COUNT;\n  return tensorium_spectral_problems;\n}\n"
+      "#endif\n")
     configure_file("${exports}.in" "${exports}" COPYONLY)
     add_library(${NAME} MODULE "${object}" "${exports}")
     set_target_properties(${NAME} PROPERTIES C_STANDARD 99)

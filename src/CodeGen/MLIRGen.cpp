@@ -1,5 +1,6 @@
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/Frontend/EllipticProblem.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -888,6 +889,68 @@ private:
 
 } // namespace
 
+/// The declared elliptic problems of spectral constraints blocks; null when there are none, so
+/// that modules without them keep exactly their attributes.
+static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const frontend::Module &source) {
+  llvm::SmallVector<mlir::Attribute> problems;
+  if (source.sim.scheme != frontend::Scheme::Spectral)
+    return {};
+  for (const frontend::ComputeBlock &block : source.blocks) {
+    if (block.kind != frontend::ComputeKind::Constraints || block.unknowns.empty())
+      continue;
+    const frontend::EllipticProblemInfo info = frontend::describeEllipticProblem(block, source.sim);
+    auto componentNames = [](const frontend::FieldDecl &f) {
+      std::vector<std::string> out;
+      if (frontend::tensorTypeRank(f.type) == 0)
+        out.push_back(f.name);
+      else
+        for (unsigned c = 0; c < f.componentCount; ++c)
+          out.push_back(f.name + "_" + std::to_string(c));
+      return out;
+    };
+    llvm::SmallVector<mlir::Attribute> unknowns, boundaries;
+    for (const frontend::UnknownDecl &u : block.unknowns)
+      if (u.field)
+        for (const std::string &n : componentNames(*u.field))
+          unknowns.push_back(builder.getStringAttr(n));
+    const std::vector<frontend::DomainFace> faces = frontend::domainFaces(info.map);
+    for (const frontend::BoundaryCondition &bc : block.boundaries) {
+      if (!bc.target || !bc.target->field)
+        continue;
+      auto face = std::find_if(faces.begin(), faces.end(), [&](const frontend::DomainFace &f) { return f.name == bc.face; });
+      if (face == faces.end())
+        continue;
+      for (const std::string &n : componentNames(*bc.target->field))
+        boundaries.push_back(builder.getDictionaryAttr({
+            builder.getNamedAttr("axis", builder.getI64IntegerAttr(face->axis)),
+            builder.getNamedAttr("face", builder.getStringAttr(bc.face)),
+            builder.getNamedAttr("kernel", builder.getStringAttr(std::string(abi::kSymbolSpectralBoundaryPrefix) + n + "_" + bc.face)),
+            builder.getNamedAttr("kind", builder.getStringAttr(bc.kind == frontend::BoundaryKind::Robin ? "robin" : "dirichlet")),
+            builder.getNamedAttr("side", builder.getI64IntegerAttr(face->side)),
+            builder.getNamedAttr("unknown", builder.getStringAttr(n)),
+        }));
+    }
+    std::vector<int64_t> resolution(info.resolution.begin(), info.resolution.end());
+    problems.push_back(builder.getDictionaryAttr({
+        builder.getNamedAttr("block", builder.getStringAttr(block.name)),
+        builder.getNamedAttr("boundaries", builder.getArrayAttr(boundaries)),
+        builder.getNamedAttr("bounds", builder.getDenseF64ArrayAttr(info.bounds)),
+        builder.getNamedAttr("line_search", builder.getBoolAttr(info.lineSearch)),
+        builder.getNamedAttr("linear", builder.getStringAttr(info.linear)),
+        builder.getNamedAttr("map", builder.getStringAttr(info.map)),
+        builder.getNamedAttr("max_iterations", builder.getI64IntegerAttr(info.maxIterations)),
+        builder.getNamedAttr("preconditioner", builder.getStringAttr(info.preconditioner)),
+        builder.getNamedAttr("resolution", builder.getDenseI64ArrayAttr(resolution)),
+        builder.getNamedAttr("restart", builder.getI64IntegerAttr(info.restart)),
+        builder.getNamedAttr("tolerance", builder.getF64FloatAttr(info.tolerance)),
+        builder.getNamedAttr("unknowns", builder.getArrayAttr(unknowns)),
+    }));
+  }
+  if (problems.empty())
+    return {};
+  return builder.getArrayAttr(problems);
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
                                              const frontend::Module &source, const EmitOptions &options) {
   loadTensoriumDialects(context);
@@ -921,6 +984,8 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrVersion), builder.getI64IntegerAttr(abi::kABIVersion));
   (*module)->setAttr(sv(abi::kAttrModuleSimulation), builder.getDictionaryAttr(simAttrs));
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
+  if (mlir::ArrayAttr problems = spectralProblemAttributes(builder, source))
+    (*module)->setAttr(sv(abi::kAttrModuleSpectralProblems), problems);
   // Large stencil kernels share one body (a private row function) between their variants; the
   // variants of one family are planned from one graph, so the first one's body serves all.
   std::map<KernelFamily, std::string> rowFunctions;

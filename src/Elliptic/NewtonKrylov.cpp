@@ -238,7 +238,7 @@ NewtonResult solveNewton(const NonlinearProblem &problem, Vector &u, const Newto
       trial = u + step * delta;
       problem.residual(trial, Fnew);
       newNorm = rmsNorm(Fnew);
-      if (std::isfinite(newNorm) && newNorm < norm) {
+      if (std::isfinite(newNorm) && (newNorm < norm || !options.lineSearch)) {
         accepted = true;
         break;
       }

@@ -28,6 +28,7 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
   const Eigen::Index n = u.size();
   NewtonOptions newton;
   newton.maxIterations = options.maxNewtonIterations;
+  newton.lineSearch = options.lineSearch;
   newton.absoluteTolerance = options.tolerance;
   newton.linearSolve = options.linearSolve;
   newton.denseJacobianMaxUnknowns = options.denseJacobianMaxUnknowns;

@@ -311,9 +311,16 @@ void SpectralResidualSystemProblem::validate() const {
       if (system->aux_unknown_index[a] < 0 && !staticFields.count(system->aux_field_names[a]))
         throw ProblemError("residual system '" + std::string(system->block_name) + "' needs the field '" +
                            system->aux_field_names[a] + "'");
-  if (!boundaryMask.empty() && (boundaryMask.size() != grid->size() ||
-                                boundaryValues.size() != static_cast<size_t>(system->unknown_count)))
+  if (!boundaryMask.empty() && boundaryRows.empty() &&
+      (boundaryMask.size() != grid->size() || boundaryValues.size() != static_cast<size_t>(system->unknown_count)))
     throw ProblemError("boundary mask needs one entry per point and boundary values one vector per unknown");
+  if (!boundaryRows.empty()) {
+    if (boundaryMask.size() != grid->size() || boundaryRows.size() != static_cast<size_t>(system->unknown_count))
+      throw ProblemError("boundary rows need a mask with one entry per point and one row set per unknown");
+    for (const auto &rows : boundaryRows)
+      if (rows.size() != grid->size())
+        throw ProblemError("boundary rows need one row per point for every unknown");
+  }
 }
 
 void SpectralResidualSystemProblem::setParameter(const std::string &name, double value) {
@@ -348,9 +355,30 @@ SpectralResidualProblem equationProblem(const SpectralResidualSystemProblem &sys
   }
   if (!sys.boundaryMask.empty()) {
     p.boundaryMask = sys.boundaryMask;
-    p.boundaryValues = sys.boundaryValues[static_cast<size_t>(sys.system->equation_unknown[e])];
+    p.boundaryValues = sys.boundaryRows.empty() ? sys.boundaryValues[static_cast<size_t>(sys.system->equation_unknown[e])]
+                                                : std::vector<double>(n, 0.0);
   }
   return p;
+}
+
+/// Replaces the boundary rows of equation e's block of `out` by a u + gradient . grad u - value
+/// (value omitted for a JVP) of its unknown u.
+void applyBoundaryRows(const SpectralResidualSystemProblem &sys, int32_t e, const Vector &u, bool linearised,
+                       Eigen::Ref<Vector> out) {
+  if (sys.boundaryRows.empty())
+    return;
+  const auto &rows = sys.boundaryRows[static_cast<size_t>(sys.system->equation_unknown[e])];
+  const spectral::DerivativeBundle b = sys.grid->physicalBundle(std::span<const double>(u.data(), static_cast<size_t>(u.size())));
+  for (size_t p = 0; p < sys.grid->size(); ++p) {
+    if (!sys.boundaryMask[p])
+      continue;
+    const auto &r = rows[p];
+    double row = r.a * u(static_cast<Eigen::Index>(p));
+    for (int k = 0; k < 3; ++k)
+      if (r.gradient[static_cast<size_t>(k)] != 0.0)
+        row += r.gradient[static_cast<size_t>(k)] * b.slot[static_cast<size_t>(1 + k)][p];
+    out(static_cast<Eigen::Index>(p)) = linearised ? row : row - r.value;
+  }
 }
 
 Vector unknownSlice(const Vector &U, int32_t unknown, size_t n) {
@@ -368,8 +396,10 @@ ResidualAssembly assembleSpectralResidualSystem(const SpectralResidualSystemProb
   out.F.resize(static_cast<Eigen::Index>(n * m));
   for (int32_t e = 0; e < sys.system->equation_count; ++e) {
     SpectralResidualProblem p = equationProblem(sys, e, U);
-    out.F.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)) =
-        assembleSpectralResidual(p, unknownSlice(U, sys.system->equation_unknown[e], n)).F;
+    const Vector u = unknownSlice(U, sys.system->equation_unknown[e], n);
+    auto block = out.F.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+    block = assembleSpectralResidual(p, u).F;
+    applyBoundaryRows(sys, e, u, false, block);
   }
   out.l2 = rmsNorm(out.F);
   out.max = out.F.size() ? out.F.cwiseAbs().maxCoeff() : 0.0;
@@ -392,8 +422,9 @@ Vector evaluateSpectralResidualSystemJacobianVectorProduct(const SpectralResidua
         auxDirections[sys.system->aux_field_names[a]] = std::vector<double>(d.data(), d.data() + d.size());
       }
     int32_t primary = sys.system->equation_unknown[e];
-    out.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)) =
-        evaluateSpectralJacobianVectorProduct(p, unknownSlice(U, primary, n), unknownSlice(dU, primary, n), auxDirections);
+    auto block = out.segment(static_cast<Eigen::Index>(e) * static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+    block = evaluateSpectralJacobianVectorProduct(p, unknownSlice(U, primary, n), unknownSlice(dU, primary, n), auxDirections);
+    applyBoundaryRows(sys, e, unknownSlice(dU, primary, n), true, block);
   }
   return out;
 }

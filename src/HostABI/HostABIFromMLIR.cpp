@@ -87,6 +87,50 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
     }
   }
 
+  if (auto problems = mod->getAttrOfType<mlir::ArrayAttr>(ref(kAttrModuleSpectralProblems))) {
+    auto str = [](mlir::DictionaryAttr d, const char *key) {
+      auto s = mlir::dyn_cast_or_null<mlir::StringAttr>(d.get(key));
+      return s ? s.getValue().str() : std::string();
+    };
+    for (mlir::Attribute a : problems) {
+      auto d = mlir::dyn_cast<mlir::DictionaryAttr>(a);
+      if (!d)
+        continue;
+      HostSpectralProblemABI p;
+      p.block = str(d, "block");
+      p.map = str(d, "map");
+      p.linear = str(d, "linear");
+      p.preconditioner = str(d, "preconditioner");
+      if (auto r = mlir::dyn_cast_or_null<mlir::DenseI64ArrayAttr>(d.get("resolution")))
+        p.resolution.assign(r.asArrayRef().begin(), r.asArrayRef().end());
+      if (auto b = mlir::dyn_cast_or_null<mlir::DenseF64ArrayAttr>(d.get("bounds")))
+        p.bounds.assign(b.asArrayRef().begin(), b.asArrayRef().end());
+      if (auto t = mlir::dyn_cast_or_null<mlir::FloatAttr>(d.get("tolerance")))
+        p.tolerance = t.getValueAsDouble();
+      p.maxIterations = intAttr(d.get("max_iterations"), 20);
+      p.restart = intAttr(d.get("restart"), 30);
+      if (auto b = mlir::dyn_cast_or_null<mlir::BoolAttr>(d.get("line_search")))
+        p.lineSearch = b.getValue();
+      if (auto u = mlir::dyn_cast_or_null<mlir::ArrayAttr>(d.get("unknowns")))
+        for (mlir::Attribute n : u)
+          if (auto s = mlir::dyn_cast<mlir::StringAttr>(n))
+            p.unknowns.push_back(s.getValue().str());
+      if (auto bs = mlir::dyn_cast_or_null<mlir::ArrayAttr>(d.get("boundaries")))
+        for (mlir::Attribute ba : bs)
+          if (auto bd = mlir::dyn_cast<mlir::DictionaryAttr>(ba)) {
+            HostSpectralBoundaryABI b;
+            b.unknown = str(bd, "unknown");
+            b.face = str(bd, "face");
+            b.kind = str(bd, "kind");
+            b.kernel = str(bd, "kernel");
+            b.axis = intAttr(bd.get("axis"));
+            b.side = intAttr(bd.get("side"));
+            p.boundaries.push_back(std::move(b));
+          }
+      abi.spectralProblems.push_back(std::move(p));
+    }
+  }
+
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     mlir::Operation *op = func.getOperation();
     if (!op->hasAttr(ref(kAttrVersion)))

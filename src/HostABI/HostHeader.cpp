@@ -2,6 +2,7 @@
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +13,8 @@ namespace {
 
 // The text of include/tensorium_mlir/Runtime/HostABITypes.h, embedded at build time.
 #include "HostABITypesText.inc"
+// The text of include/tensorium_mlir/Runtime/SpectralProblemTypes.h (modules with problems only).
+#include "SpectralProblemTypesText.inc"
 
 const std::set<std::string> &cKeywords() {
   static const std::set<std::string> words{
@@ -258,6 +261,69 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
   os << "};\n\n";
 }
 
+/// Declared elliptic problems: the embedded type block and one descriptor per problem. Nothing
+/// at all when the module declares none (its header stays as it was).
+void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
+  if (abi.spectralProblems.empty())
+    return;
+  os << kSpectralProblemTypesText << "\n";
+  // System order of emitSpectralTables: constraint blocks by first spectral point kernel.
+  std::vector<std::string> blocks;
+  for (const HostKernelABI &k : abi.kernels)
+    if (k.kind == kKindSpectralResidual &&
+        std::find(blocks.begin(), blocks.end(), k.constraintBlock) == blocks.end())
+      blocks.push_back(k.constraintBlock);
+  auto kernelIndex = [&](const std::string &symbol) {
+    for (size_t i = 0; i < abi.kernels.size(); ++i)
+      if (abi.kernels[i].symbol == symbol)
+        return static_cast<int>(i);
+    return -1;
+  };
+  auto number = [](double v) {
+    char buf[64];
+    auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    std::string t(buf, end);
+    if (t.find_first_of(".eEn") == std::string::npos)
+      t += ".0";
+    return t;
+  };
+  for (size_t pi = 0; pi < abi.spectralProblems.size(); ++pi) {
+    const HostSpectralProblemABI &p = abi.spectralProblems[pi];
+    const std::string id = "tensorium_spectral_problem" + std::to_string(pi);
+    emitNameArray(os, id + "_unknowns", p.unknowns);
+    os << "static const tensorium_spectral_boundary_desc " << id << "_boundaries[" << std::max<size_t>(1, p.boundaries.size())
+       << "] TENSORIUM_MAYBE_UNUSED = {\n";
+    for (const HostSpectralBoundaryABI &b : p.boundaries) {
+      auto u = std::find(p.unknowns.begin(), p.unknowns.end(), b.unknown);
+      os << "  {" << quoted(b.unknown) << ", " << (u == p.unknowns.end() ? -1 : static_cast<int>(u - p.unknowns.begin()))
+         << ", " << quoted(b.face) << ", " << b.axis << ", " << b.side << ", " << quoted(b.kind) << ", "
+         << quoted(b.kernel) << ", " << kernelIndex(b.kernel) << "},\n";
+    }
+    if (p.boundaries.empty())
+      os << "  {NULL, -1, NULL, 0, 0, NULL, NULL, -1},\n";
+    os << "};\n";
+  }
+  os << "#define TENSORIUM_SPECTRAL_PROBLEM_COUNT " << abi.spectralProblems.size() << "\n";
+  os << "static const tensorium_spectral_problem_desc tensorium_spectral_problems[" << abi.spectralProblems.size()
+     << "] TENSORIUM_MAYBE_UNUSED = {\n";
+  for (size_t pi = 0; pi < abi.spectralProblems.size(); ++pi) {
+    const HostSpectralProblemABI &p = abi.spectralProblems[pi];
+    const std::string id = "tensorium_spectral_problem" + std::to_string(pi);
+    auto sys = std::find(blocks.begin(), blocks.end(), p.block);
+    os << "  {(int32_t)sizeof(tensorium_spectral_problem_desc), " << quoted(p.block) << ", "
+       << (sys == blocks.end() ? -1 : static_cast<int>(sys - blocks.begin())) << ", " << quoted(p.map) << ", {";
+    for (size_t a = 0; a < 3; ++a)
+      os << (a ? ", " : "") << (a < p.resolution.size() ? p.resolution[a] : 0);
+    os << "}, {";
+    for (size_t a = 0; a < 6; ++a)
+      os << (a ? ", " : "") << number(a < p.bounds.size() ? p.bounds[a] : 0.0);
+    os << "}, " << p.unknowns.size() << ", " << id << "_unknowns, " << p.boundaries.size() << ", " << id << "_boundaries, "
+       << number(p.tolerance) << ", " << p.maxIterations << ", " << quoted(p.linear) << ", " << p.restart << ", "
+       << quoted(p.preconditioner) << ", " << (p.lineSearch ? 1 : 0) << "},\n";
+  }
+  os << "};\n\n";
+}
+
 } // namespace
 
 std::string quotedLiteral(const std::string &s) {
@@ -456,6 +522,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
     os << "  {NULL, -1, NULL},\n";
   os << "};\n\n";
   emitSpectralTables(abi, os);
+  emitSpectralProblems(abi, os);
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* TENSORIUM_GENERATED_HOST_H */\n";
   return os.str();
 }

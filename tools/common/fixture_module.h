@@ -55,7 +55,12 @@ inline std::string compileFixtureModule(const std::string &fixture, const std::s
                             "      tensorium_spectral_residual_kernels, TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT,\n"
                             "      tensorium_spectral_residual_grid_kernels, TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT,\n"
                             "      tensorium_spectral_residual_systems, TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT};\n"
-                            "  return &tables;\n}\n";
+                            "  return &tables;\n}\n"
+                            "#ifdef TENSORIUM_SPECTRAL_PROBLEM_COUNT\n"
+                            "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count);\n"
+                            "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count) {\n"
+                            "  *count = TENSORIUM_SPECTRAL_PROBLEM_COUNT;\n  return tensorium_spectral_problems;\n}\n"
+                            "#endif\n";
   output.clear();
   if (runCommand(shellQuote(cCompiler) + " -shared -fPIC -O2 -std=c99 -I " + shellQuote(directory) + " " +
                      shellQuote(exports) + " " + shellQuote(object) + " -o " + shellQuote(module) + " " +

@@ -62,6 +62,8 @@ struct NewtonOptions {
   GmresOptions gmres;
   double gmresForcing = 1e-3;       // inner relative tolerance per Newton step
   int maxLineSearchHalvings = 12;
+  /// false: take every full Newton step whose residual is finite (no damping).
+  bool lineSearch = true;
   std::function<void(const NewtonProgress &)> monitor;
 };
 

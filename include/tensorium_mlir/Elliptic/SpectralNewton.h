@@ -23,6 +23,8 @@ struct SpectralNewtonOptions {
   double preconditionerShift = 0.0;
   GmresOptions gmres;
   double gmresForcing = 1e-6;
+  /// Damped Newton (halve the step until the residual decreases); false takes full steps.
+  bool lineSearch = true;
   /// Progress per Newton and per Krylov iteration goes here when set (for example &std::cerr).
   std::ostream *progress = nullptr;
 };

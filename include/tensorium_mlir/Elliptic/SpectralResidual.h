@@ -92,6 +92,16 @@ struct SpectralResidualSystemProblem {
   /// Optional Dirichlet rows shared by every unknown: boundaryValues[unknown][point].
   std::vector<char> boundaryMask;
   std::vector<std::vector<double>> boundaryValues;
+  /// Optional general boundary rows, replacing the Dirichlet rows where boundaryMask is set:
+  /// boundaryRows[unknown][point] makes that unknown's equation a u + gradient . grad u = value
+  /// there (Robin: gradient = b n with n the outward normal; Dirichlet: a = 1, gradient = 0).
+  /// Physical gradients, through the grid's derivative map.
+  struct BoundaryRow {
+    double a = 1.0;
+    std::array<double, 3> gradient{0.0, 0.0, 0.0};
+    double value = 0.0;
+  };
+  std::vector<std::vector<BoundaryRow>> boundaryRows;
 
   void setParameter(const std::string &name, double value);
   void validate() const;

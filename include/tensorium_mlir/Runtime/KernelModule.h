@@ -1,6 +1,7 @@
 #pragma once
 // A generated kernel module loaded at run time through its exported module tables.
 #include "tensorium_mlir/Runtime/HostABITypes.h"
+#include "tensorium_mlir/Runtime/SpectralProblemTypes.h"
 
 #include <dlfcn.h>
 #include <stdexcept>
@@ -24,6 +25,12 @@ public:
       dlclose(handle_);
   }
   const tensorium_module_tables &tables() const { return *tables_; }
+  /// Declared elliptic problems (additive export; none in modules that declare no problem).
+  const tensorium_spectral_problem_desc *spectralProblems(int32_t &count) const {
+    count = 0;
+    auto get = reinterpret_cast<tensorium_get_spectral_problems_fn>(dlsym(handle_, "tensorium_get_spectral_problems"));
+    return get ? get(&count) : nullptr;
+  }
 
 private:
   void *handle_ = nullptr;

@@ -37,6 +37,8 @@ inline constexpr std::string_view kAttrArgNames = "tensorium.abi.arg_names";
 // tensorium.abi.fields = [{name, type, variance, rank, spacetime, components}, ...]
 inline constexpr std::string_view kAttrModuleSimulation = "tensorium.abi.simulation";
 inline constexpr std::string_view kAttrModuleFields = "tensorium.abi.fields";
+/// Declared elliptic problems (additive; present only when a constraints block declares one).
+inline constexpr std::string_view kAttrModuleSpectralProblems = "tensorium.abi.spectral_problems";
 
 // Attribute values.
 inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";

@@ -65,11 +65,37 @@ struct HostSimulationABI {
   unsigned order = 2;
 };
 
+/// One boundary condition of a declared problem: its unknown (component), face and kernel.
+struct HostSpectralBoundaryABI {
+  std::string unknown; // e.g. u, W_0
+  std::string face;
+  int64_t axis = 0, side = 0;
+  std::string kind;    // dirichlet | robin
+  std::string kernel;  // symbol of its spectral_boundary_grid kernel
+};
+
+/// An elliptic problem declared in a constraints block (domain, unknowns, boundaries, policy).
+struct HostSpectralProblemABI {
+  std::string block;
+  std::string map;
+  std::vector<int64_t> resolution;
+  std::vector<double> bounds;
+  std::vector<std::string> unknowns; // scalar unknowns, vector components expanded
+  std::vector<HostSpectralBoundaryABI> boundaries;
+  double tolerance = 1e-12;
+  int64_t maxIterations = 20;
+  std::string linear = "auto";
+  int64_t restart = 30;
+  std::string preconditioner = "none";
+  bool lineSearch = true;
+};
+
 struct HostModuleABI {
   int64_t version = 0;
   HostSimulationABI simulation;
   std::vector<HostFieldABI> fields;
   std::vector<HostKernelABI> kernels;
+  std::vector<HostSpectralProblemABI> spectralProblems;
 
   const HostKernelABI *findKernel(const std::string &symbol) const;
   const HostFieldABI *findField(const std::string &name) const;

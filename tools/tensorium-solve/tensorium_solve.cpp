@@ -1,0 +1,227 @@
+// tensorium-solve: solves the elliptic problem a .tn file declares (unknowns, residuals,
+// boundary conditions, domain, solve policy) with the generic Newton-Krylov runner; no
+// problem-specific code. The fixture is compiled into a loadable module first.
+#include "cli_numbers.h"
+#include "fixture_module.h"
+#include "output_paths.h"
+
+#include "tensorium_mlir/Elliptic/DeclaredProblem.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tensorium_mlir;
+using namespace tensorium_cli;
+
+namespace {
+
+const char *kUsage =
+    "usage: tensorium-solve FILE.tn [--set NAME=VALUE]... [--resolution n0,n1,n2] [--block NAME]\n"
+    "                       [--tolerance T] [--max-iterations N] [--output FILE.csv] [--quiet]\n"
+    "       tensorium-solve --module LIB.so [options]     (a module built with tensorium_add_kernel MODULE)\n"
+    "Solves the problem declared in a spectral constraints block: 'unknown', 'residual ... for',\n"
+    "'boundary', 'domain' and 'solve' (docs/language.md). --set gives a parameter; --resolution,\n"
+    "--tolerance and --max-iterations override the declared ones. Progress per Newton and Krylov\n"
+    "iteration goes to stderr (--quiet silences it), the summary to stdout. --output writes the\n"
+    "collocation solution as CSV (x, y, z, one column per unknown) with a JSON sidecar FILE.csv.json.\n"
+    "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
+    "3 Newton did not converge.\n";
+
+std::string number(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", v);
+  return buffer;
+}
+
+std::string short3(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string fixture, modulePath, block, output;
+  elliptic::DeclaredProblemOptions options;
+  bool quiet = false;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc)
+          throw std::invalid_argument(arg + " needs a value");
+        return argv[++i];
+      };
+      if (arg == "--help" || arg == "-h") {
+        std::cout << kUsage;
+        return 0;
+      } else if (arg == "--set") {
+        const std::string s = value();
+        const size_t eq = s.find('=');
+        if (eq == std::string::npos || eq == 0)
+          throw std::invalid_argument("--set takes NAME=VALUE, got '" + s + "'");
+        options.params[s.substr(0, eq)] = parseNumber("--set " + s.substr(0, eq), s.substr(eq + 1));
+      } else if (arg == "--resolution") {
+        std::vector<long> n = parseIntegers(arg, value(), 3, 512, 3, 3);
+        options.resolution = std::array<int, 3>{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
+      } else if (arg == "--block") {
+        block = value();
+      } else if (arg == "--tolerance") {
+        const double t = parseNumber(arg, value());
+        if (!(t > 0 && t < 1))
+          throw std::invalid_argument("--tolerance must be between 0 and 1");
+        options.tolerance = t;
+      } else if (arg == "--max-iterations") {
+        options.maxIterations = static_cast<int>(parseInteger(arg, value(), 1, 1000));
+      } else if (arg == "--output") {
+        output = value();
+      } else if (arg == "--module") {
+        modulePath = value();
+      } else if (arg == "--quiet") {
+        quiet = true;
+      } else if (!arg.empty() && arg[0] == '-') {
+        throw std::invalid_argument("unknown option " + arg);
+      } else if (fixture.empty()) {
+        fixture = arg;
+      } else {
+        throw std::invalid_argument("one .tn file at a time (got '" + fixture + "' and '" + arg + "')");
+      }
+    }
+    if (fixture.empty() == modulePath.empty())
+      throw std::invalid_argument("give one FILE.tn or one --module LIB.so");
+    if (!output.empty()) {
+      requireWritableOutput("--output", output);
+      requireWritableOutput("--output", output + ".json");
+    }
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-solve: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+
+  // Compile the fixture into a scratch folder (removed at exit).
+  std::string scratch;
+  struct Cleanup {
+    std::string &dir;
+    ~Cleanup() {
+      if (!dir.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+      }
+    }
+  } cleanup{scratch};
+  if (!fixture.empty()) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tensorium-solve-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) {
+      std::cerr << "tensorium-solve: cannot create a scratch folder\n";
+      return 2;
+    }
+    scratch = pattern;
+    try {
+      modulePath = compileFixtureModule(fixture, scratch, "problem", TENSORIUM_SOLVE_CC, TENSORIUM_SOLVE_C_COMPILER,
+                                        TENSORIUM_SOLVE_OPENMP_LIBRARY);
+    } catch (const std::exception &e) {
+      std::cerr << "tensorium-solve: " << e.what();
+      return 1;
+    }
+  }
+
+  try {
+    runtime::KernelModule module(modulePath);
+    int32_t count = 0;
+    const tensorium_spectral_problem_desc *problems = module.spectralProblems(count);
+    const tensorium_spectral_problem_desc &problem = elliptic::findDeclaredProblem(problems, count, block);
+    std::array<int, 3> n{problem.resolution[0], problem.resolution[1], problem.resolution[2]};
+    if (options.resolution)
+      n = *options.resolution;
+    runtime::requireMemory("solving problem '" + std::string(problem.block_name) + "' at " + std::to_string(n[0]) + "x" +
+                               std::to_string(n[1]) + "x" + std::to_string(n[2]),
+                           elliptic::estimateDeclaredProblemBytes(problem, n));
+    std::string unknowns;
+    for (int32_t u = 0; u < problem.unknown_count; ++u)
+      unknowns += (u ? ", " : "") + std::string(problem.unknown_names[u]);
+    std::cout << "problem " << problem.block_name << ": map " << problem.map << ", " << n[0] << "x" << n[1] << "x" << n[2]
+              << " points, unknowns " << unknowns << "\n";
+    if (!quiet)
+      options.progress = &std::cerr;
+    elliptic::DeclaredProblemSolution s = elliptic::solveDeclaredProblem(module.tables(), problem, options);
+    std::cout << "solver: Newton (" << (problem.line_search ? "line search" : "full steps") << "), " << s.linearSolver
+              << (s.linearSolver == "gmres" ? " with preconditioner " + std::string(problem.preconditioner) : std::string())
+              << "\n";
+    std::cout << "status: " << elliptic::newtonStatusName(s.result.status) << " after " << s.result.iterations
+              << " Newton iterations (" << s.result.krylovIterations << " Krylov), |F| = " << short3(s.result.residualNorm)
+              << ", " << short3(s.seconds) << " s\n";
+    if (!s.result.converged())
+      std::cout << "message: " << s.result.message << "\n";
+    for (const std::string &name : s.unknownNames) {
+      const std::vector<double> v = s.values(name);
+      double lo = INFINITY, hi = -INFINITY;
+      for (double x : v) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+      std::cout << "  " << name << ": min " << number(lo) << ", max " << number(hi) << "\n";
+    }
+    if (!output.empty() && !s.result.converged())
+      std::cout << "no output written: the solve did not converge\n";
+    if (!output.empty() && s.result.converged()) {
+      std::ostringstream csv;
+      csv << "x,y,z";
+      for (const std::string &name : s.unknownNames)
+        csv << "," << name;
+      csv << "\n";
+      std::vector<std::vector<double>> columns;
+      for (const std::string &name : s.unknownNames)
+        columns.push_back(s.values(name));
+      for (size_t p = 0; p < s.grid->size(); ++p) {
+        const std::array<double, 3> r = s.grid->physicalPoint(p);
+        csv << number(r[0]) << "," << number(r[1]) << "," << number(r[2]);
+        for (const auto &c : columns)
+          csv << "," << number(c[p]);
+        csv << "\n";
+      }
+      std::ostringstream json;
+      json << "{\n  \"block\": " << jsonString(problem.block_name) << ",\n  \"map\": " << jsonString(problem.map)
+           << ",\n  \"resolution\": [" << n[0] << ", " << n[1] << ", " << n[2] << "],\n  \"bounds\": [";
+      for (int a = 0; a < 6; ++a)
+        json << (a ? ", " : "") << number(problem.bounds[a]);
+      json << "],\n  \"parameters\": {";
+      bool first = true;
+      for (const auto &[name, v] : options.params) {
+        json << (first ? "" : ", ") << jsonString(name) << ": " << number(v);
+        first = false;
+      }
+      json << "},\n  \"unknowns\": [";
+      for (size_t u = 0; u < s.unknownNames.size(); ++u)
+        json << (u ? ", " : "") << jsonString(s.unknownNames[u]);
+      json << "],\n  \"status\": " << jsonString(elliptic::newtonStatusName(s.result.status))
+           << ",\n  \"newton_iterations\": " << s.result.iterations << ",\n  \"krylov_iterations\": "
+           << s.result.krylovIterations << ",\n  \"residual_rms\": " << number(s.result.residualNorm) << "\n}\n";
+      if (!writeFileAtomically(output, csv.str()) || !writeFileAtomically(output + ".json", json.str())) {
+        std::cerr << "tensorium-solve: cannot write " << output << "\n";
+        return 2;
+      }
+      std::cout << "wrote " << output << " and " << output << ".json\n";
+    }
+    return s.result.converged() ? 0 : 3;
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-solve: " << e.what() << "\n";
+    return 2;
+  }
+}
