@@ -931,10 +931,16 @@ static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const
         }));
     }
     std::vector<int64_t> resolution(info.resolution.begin(), info.resolution.end());
+    llvm::SmallVector<mlir::NamedAttribute> defaults;
+    for (const frontend::ParamDecl &p : source.params)
+      if (p.defaultValue)
+        defaults.push_back(builder.getNamedAttr(p.name, builder.getF64FloatAttr(*p.defaultValue)));
     problems.push_back(builder.getDictionaryAttr({
+        builder.getNamedAttr("param_defaults", builder.getDictionaryAttr(defaults)),
         builder.getNamedAttr("block", builder.getStringAttr(block.name)),
         builder.getNamedAttr("boundaries", builder.getArrayAttr(boundaries)),
         builder.getNamedAttr("bounds", builder.getDenseF64ArrayAttr(info.bounds)),
+        builder.getNamedAttr("forcing", builder.getF64FloatAttr(info.forcing)),
         builder.getNamedAttr("line_search", builder.getBoolAttr(info.lineSearch)),
         builder.getNamedAttr("linear", builder.getStringAttr(info.linear)),
         builder.getNamedAttr("map", builder.getStringAttr(info.map)),

@@ -30,8 +30,11 @@ public:
     }
     if (m.hasParams) {
       line(1) << "Params";
-      for (const ParamDecl &p : m.params)
+      for (const ParamDecl &p : m.params) {
         os_ << ' ' << p.name;
+        if (p.defaultValue)
+          os_ << '=' << number(*p.defaultValue);
+      }
       os_ << '\n';
     }
     for (const auto &e : m.externs) {
@@ -94,6 +97,8 @@ public:
           os_ << " preconditioner=" << sv.preconditioner.value;
         if (sv.lineSearch.present)
           os_ << " line_search=" << sv.lineSearch.value;
+        if (sv.forcing.present)
+          os_ << " forcing=" << number(sv.forcing.value);
         os_ << '\n';
       }
     }

@@ -234,7 +234,18 @@ void Parser::parseParams(Module &module) {
   skipNewlines();
   while (!current().is(TokenKind::RBrace)) {
     Token name = expectIdentifier("a parameter name");
-    module.params.push_back({std::string(name.text), name.range});
+    module.params.push_back({std::string(name.text), name.range, std::nullopt});
+    if (consumeIf(TokenKind::Equal)) {
+      // A default value: a number, optionally signed.
+      const bool negative = consumeIf(TokenKind::Minus);
+      Token v = current();
+      if (!v.is(TokenKind::Number))
+        fail(v.range, "expected a number as the default of parameter '" + std::string(name.text) + "', found " +
+                          describe(v));
+      consume();
+      const double value = std::strtod(std::string(v.text).c_str(), nullptr);
+      module.params.back().defaultValue = negative ? -value : value;
+    }
     skipNewlines();
     if (consumeIf(TokenKind::Comma)) {
       skipNewlines();

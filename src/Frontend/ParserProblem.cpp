@@ -263,9 +263,11 @@ void Parser::parseProblemSetting(const Token &key, const char *section, DomainDe
     word(solve->preconditioner);
   else if (keyText == "line_search")
     word(solve->lineSearch);
+  else if (keyText == "forcing")
+    scalar(solve->forcing);
   else
     fail(key.range, "unknown solve setting '" + keyText +
-                        "' (expected tolerance, max_iterations, linear, restart, preconditioner or line_search)");
+                        "' (expected tolerance, max_iterations, linear, restart, preconditioner, forcing or line_search)");
 }
 
 } // namespace tensorium_mlir::frontend

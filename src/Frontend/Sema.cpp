@@ -586,7 +586,7 @@ private:
       // The reserved time coordinate of initial data (a metric4 may depend on it): passed to
       // the kernels as a scalar, appended to the parameters (programs that declare a parameter
       // or anything else named t keep that meaning).
-      m_.params.push_back(ParamDecl{"t", e.range});
+      m_.params.push_back(ParamDecl{"t", e.range, std::nullopt});
       m_.timeParam = static_cast<int>(m_.params.size() - 1);
       it = globals_.emplace("t", Symbol{SymbolKind::Param, e.range}).first;
     }

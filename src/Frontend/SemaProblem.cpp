@@ -10,13 +10,15 @@
 namespace tensorium_mlir::frontend {
 
 const std::vector<std::string> &knownDomainMaps() {
-  static const std::vector<std::string> maps{"box"};
+  static const std::vector<std::string> maps{"box", "two_puncture_compact"};
   return maps;
 }
 
 std::vector<DomainFace> domainFaces(std::string_view map) {
   if (map == "box")
     return {{"xmin", 0, 0}, {"xmax", 0, 1}, {"ymin", 1, 0}, {"ymax", 1, 1}, {"zmin", 2, 0}, {"zmax", 2, 1}};
+  // two_puncture_compact: Gauss points in A and B, Fourier in phi; the map writes every unknown
+  // as (A - 1) v, which vanishes at spatial infinity, so the domain has no faces to condition.
   return {};
 }
 
@@ -71,6 +73,8 @@ EllipticProblemInfo describeEllipticProblem(const ComputeBlock &block, const Sim
       info.preconditioner = s.preconditioner.value;
     if (s.lineSearch.present)
       info.lineSearch = s.lineSearch.value == "on";
+    if (s.forcing.present)
+      info.forcing = s.forcing.value;
   }
   return info;
 }
@@ -184,7 +188,15 @@ void checkEllipticProblem(ComputeBlock &block, const Module &module, DiagnosticE
         if (!isWholeNumber(dom.resolution.value[i], 3, 512))
           d.error(dom.resolutionEntryRanges[i], "a domain resolution is a whole number of points from 3 to 512");
     }
-    if (dom.bounds.present) {
+    if (map == "two_puncture_compact") {
+      if (dom.bounds.present)
+        d.error(dom.bounds.valueRange, "the two_puncture_compact map covers all of space; it takes no bounds");
+      if (std::none_of(module.params.begin(), module.params.end(), [](const ParamDecl &p) { return p.name == "b"; }))
+        d.error(dom.map.valueRange, "the two_puncture_compact map places the punctures at (+b, 0, 0) and (-b, 0, 0); "
+                                    "declare the parameter 'b'");
+      if (block.unknowns.size() != 1 || block.unknowns.front().vector)
+        d.error(dom.map.valueRange, "the two_puncture_compact map solves for one scalar unknown");
+    } else if (dom.bounds.present) {
       const auto &b = dom.bounds.value;
       if (b.size() != 6) {
         d.error(dom.bounds.valueRange, "box bounds take 6 numbers: [xmin, xmax, ymin, ymax, zmin, zmax]");
@@ -268,6 +280,8 @@ void checkEllipticProblem(ComputeBlock &block, const Module &module, DiagnosticE
     }
     if (s.lineSearch.present && s.lineSearch.value != "on" && s.lineSearch.value != "off")
       d.error(s.lineSearch.valueRange, "line_search is 'on' or 'off'");
+    if (s.forcing.present && !(std::isfinite(s.forcing.value) && s.forcing.value > 0 && s.forcing.value < 1))
+      d.error(s.forcing.valueRange, "the forcing (GMRES relative tolerance per Newton step) must be between 0 and 1");
   }
 }
 

@@ -111,6 +111,12 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
       p.restart = intAttr(d.get("restart"), 30);
       if (auto b = mlir::dyn_cast_or_null<mlir::BoolAttr>(d.get("line_search")))
         p.lineSearch = b.getValue();
+      if (auto f = mlir::dyn_cast_or_null<mlir::FloatAttr>(d.get("forcing")))
+        p.forcing = f.getValueAsDouble();
+      if (auto defaults = mlir::dyn_cast_or_null<mlir::DictionaryAttr>(d.get("param_defaults")))
+        for (mlir::NamedAttribute nd : defaults)
+          if (auto f = mlir::dyn_cast<mlir::FloatAttr>(nd.getValue()))
+            p.paramDefaults.push_back({nd.getName().str(), f.getValueAsDouble()});
       if (auto u = mlir::dyn_cast_or_null<mlir::ArrayAttr>(d.get("unknowns")))
         for (mlir::Attribute n : u)
           if (auto s = mlir::dyn_cast<mlir::StringAttr>(n))

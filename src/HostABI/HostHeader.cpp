@@ -291,6 +291,15 @@ void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
     const HostSpectralProblemABI &p = abi.spectralProblems[pi];
     const std::string id = "tensorium_spectral_problem" + std::to_string(pi);
     emitNameArray(os, id + "_unknowns", p.unknowns);
+    std::vector<std::string> defaultNames;
+    for (const auto &[name, value] : p.paramDefaults)
+      defaultNames.push_back(name);
+    emitNameArray(os, id + "_default_names", defaultNames);
+    os << "static const double " << id << "_default_values[" << std::max<size_t>(1, p.paramDefaults.size())
+       << "] TENSORIUM_MAYBE_UNUSED = {";
+    for (size_t i = 0; i < p.paramDefaults.size(); ++i)
+      os << (i ? ", " : "") << number(p.paramDefaults[i].second);
+    os << (p.paramDefaults.empty() ? "0.0" : "") << "};\n";
     os << "static const tensorium_spectral_boundary_desc " << id << "_boundaries[" << std::max<size_t>(1, p.boundaries.size())
        << "] TENSORIUM_MAYBE_UNUSED = {\n";
     for (const HostSpectralBoundaryABI &b : p.boundaries) {
@@ -319,7 +328,8 @@ void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
       os << (a ? ", " : "") << number(a < p.bounds.size() ? p.bounds[a] : 0.0);
     os << "}, " << p.unknowns.size() << ", " << id << "_unknowns, " << p.boundaries.size() << ", " << id << "_boundaries, "
        << number(p.tolerance) << ", " << p.maxIterations << ", " << quoted(p.linear) << ", " << p.restart << ", "
-       << quoted(p.preconditioner) << ", " << (p.lineSearch ? 1 : 0) << "},\n";
+       << quoted(p.preconditioner) << ", " << (p.lineSearch ? 1 : 0) << ", " << number(p.forcing) << ", "
+       << p.paramDefaults.size() << ", " << id << "_default_names, " << id << "_default_values},\n";
   }
   os << "};\n\n";
 }

@@ -5,7 +5,7 @@
 #include "fixture_module.h"
 #include "output_paths.h"
 
-#include "tensorium_mlir/Elliptic/DeclaredProblem.h"
+#include "tensorium_mlir/Problems/DeclaredProblem.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 
@@ -30,7 +30,8 @@ const char *kUsage =
     "'boundary', 'domain' and 'solve' (docs/language.md). --set gives a parameter; --resolution,\n"
     "--tolerance and --max-iterations override the declared ones. Progress per Newton and Krylov\n"
     "iteration goes to stderr (--quiet silences it), the summary to stdout. --output writes the\n"
-    "collocation solution as CSV (x, y, z, one column per unknown) with a JSON sidecar FILE.csv.json.\n"
+    "collocation solution as CSV (Cartesian x, y, z and one column per unknown) with a JSON sidecar\n"
+    "FILE.csv.json (parameters, resolution, residual, diagnostics such as the ADM mass).\n"
     "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
     "3 Newton did not converge.\n";
 
@@ -169,6 +170,11 @@ int main(int argc, char **argv) {
               << ", " << short3(s.seconds) << " s\n";
     if (!s.result.converged())
       std::cout << "message: " << s.result.message << "\n";
+    for (const auto &[name, v] : s.diagnostics) {
+      char line[128];
+      std::snprintf(line, sizeof line, "%s: %.15f\n", name.c_str(), v);
+      std::cout << line;
+    }
     for (const std::string &name : s.unknownNames) {
       const std::vector<double> v = s.values(name);
       double lo = INFINITY, hi = -INFINITY;
@@ -203,7 +209,13 @@ int main(int argc, char **argv) {
         json << (a ? ", " : "") << number(problem.bounds[a]);
       json << "],\n  \"parameters\": {";
       bool first = true;
-      for (const auto &[name, v] : options.params) {
+      for (const auto &[name, v] : s.parameters) {
+        json << (first ? "" : ", ") << jsonString(name) << ": " << number(v);
+        first = false;
+      }
+      json << "},\n  \"diagnostics\": {";
+      first = true;
+      for (const auto &[name, v] : s.diagnostics) {
         json << (first ? "" : ", ") << jsonString(name) << ": " << number(v);
         first = false;
       }

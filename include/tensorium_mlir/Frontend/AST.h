@@ -116,6 +116,8 @@ struct FieldDecl {
 struct ParamDecl {
   std::string name;
   SourceRange range;
+  /// `params { m1 = 0.5 }`: the value a declared elliptic problem's runner uses when none is given.
+  std::optional<double> defaultValue;
 };
 
 struct ExternDecl {
@@ -249,6 +251,7 @@ struct SolveDecl {
   Setting<double> restart;
   Setting<std::string> preconditioner;
   Setting<std::string> lineSearch;
+  Setting<double> forcing;
 };
 
 struct Metric4 {

@@ -35,6 +35,7 @@ struct EllipticProblemInfo {
   unsigned restart = 30;
   std::string preconditioner = "none";
   bool lineSearch = true;
+  double forcing = 1e-6; // GMRES relative tolerance per Newton step
 };
 EllipticProblemInfo describeEllipticProblem(const ComputeBlock &block, const SimulationInfo &sim);
 

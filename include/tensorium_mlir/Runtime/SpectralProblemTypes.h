@@ -25,7 +25,7 @@ typedef struct tensorium_spectral_problem_desc {
   int32_t struct_size;   /* sizeof(tensorium_spectral_problem_desc) of the generating compiler */
   const char *block_name;
   int32_t system_index;  /* into tensorium_spectral_residual_systems */
-  const char *map;       /* "box" */
+  const char *map;       /* "box" or "two_puncture_compact" */
   int32_t resolution[3];
   double bounds[6];      /* box: xmin, xmax, ymin, ymax, zmin, zmax */
   int32_t unknown_count;
@@ -38,6 +38,10 @@ typedef struct tensorium_spectral_problem_desc {
   int32_t restart;
   const char *preconditioner;
   int32_t line_search;
+  double forcing;        /* GMRES relative tolerance per Newton step */
+  int32_t param_default_count; /* `params { name = value }` defaults */
+  const char *const *param_default_names;
+  const double *param_default_values;
 } tensorium_spectral_problem_desc;
 
 /* Exported by loadable modules that declare problems: the table and its length. */

@@ -88,6 +88,8 @@ struct HostSpectralProblemABI {
   int64_t restart = 30;
   std::string preconditioner = "none";
   bool lineSearch = true;
+  double forcing = 1e-6;
+  std::vector<std::pair<std::string, double>> paramDefaults; // `params { name = value }`
 };
 
 struct HostModuleABI {

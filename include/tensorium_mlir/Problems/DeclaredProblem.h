@@ -25,11 +25,16 @@ struct DeclaredProblemOptions {
 };
 
 struct DeclaredProblemSolution {
-  std::unique_ptr<spectral::SpectralGrid3D> grid;
-  std::vector<std::string> unknownNames; // the system's order
-  Vector U;                              // field-major: U[k * points + p]
+  std::unique_ptr<spectral::SpectralGrid3D> grid; // its physicalPoint() gives Cartesian points
+  std::vector<std::string> unknownNames;          // the system's order
+  Vector U;                                       // physical unknowns, field-major: U[k * points + p]
+  Vector solverVariable;                          // what Newton solved for (U through the map's unknown map)
+  std::map<std::string, double> parameters;       // every parameter as used (defaults and --set)
+  /// Quantities the domain map derives from the solution, in print order, e.g. the ADM mass of
+  /// the two-puncture map.
+  std::vector<std::pair<std::string, double>> diagnostics;
   SpectralNewtonResult result;
-  std::string linearSolver;              // dense or gmres, as used
+  std::string linearSolver;                       // dense or gmres, as used
   double seconds = 0.0;
   /// Values of unknown `name` at the collocation points.
   std::vector<double> values(const std::string &name) const;
@@ -44,9 +49,17 @@ const tensorium_spectral_problem_desc &findDeclaredProblem(const tensorium_spect
 /// Jacobian and its LU when the dense linear solver is chosen).
 double estimateDeclaredProblemBytes(const tensorium_spectral_problem_desc &problem, const std::array<int, 3> &resolution);
 
-/// Builds the grid of the declared map, the boundary rows of every unknown (at a point on
-/// several faces the first face in map order wins: xmin, xmax, ymin, ymax, zmin, zmax), and runs
-/// Newton from zero. Set-up errors throw ProblemError; solver failures are in result.status.
+/// Builds the grid of the declared map and runs Newton from zero with the declared policy. Maps:
+/// - box: Chebyshev-Gauss-Lobatto points over the bounds, boundary rows of every unknown from
+///   the generated boundary kernels (at a point on several faces the first face in map order
+///   wins: xmin, xmax, ymin, ymax, zmin, zmax);
+/// - two_puncture_compact: the (A, B, phi) compactification with punctures at (+-b, 0, 0)
+///   (parameter `b`), Chebyshev-Gauss in A and B, Fourier in phi, the unknown U = (A - 1) v
+///   (zero at infinity), rows weighted to logical units; diagnostic "ADM mass" = m1 + m2 -
+///   2 b v(infinity) when the problem has parameters m1 and m2 (the masses of the singular
+///   background 1 + m1/(2 r1) + m2/(2 r2) the residual adds U to).
+/// Parameters start from their declared defaults; every parameter needs a value. Set-up errors
+/// throw ProblemError; solver failures are in result.status.
 DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tables,
                                              const tensorium_spectral_problem_desc &problem,
                                              const DeclaredProblemOptions &options);

@@ -3,7 +3,7 @@
 //   W = (sin x cos y, cos x e^z, sin(y z)) on [-1, 1]^3.
 #include "TensoriumDeclaredProblemTests_kernels.h"
 
-#include "tensorium_mlir/Elliptic/DeclaredProblem.h"
+#include "tensorium_mlir/Problems/DeclaredProblem.h"
 
 #include <gtest/gtest.h>
 
