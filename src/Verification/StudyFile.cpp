@@ -57,9 +57,18 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     k.erase("grid.orders"); // spectral
     return k;
   }();
+  static const std::set<std::string> problem = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"problem", "problem.fixture", "problem.block", "problem.parameters", "verdict",
+                            "verdict.min_ratio", "verdict.tolerance"})
+      k.insert(key);
+    k.erase("grid.orders"); // spectral
+    return k;
+  }();
   return kind == "case"       ? builtin
          : kind == "testbed"  ? testbed
          : kind == "elliptic" ? elliptic
+         : kind == "problem"  ? problem
                               : constraints;
 }
 
@@ -502,13 +511,14 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   s.path = path;
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
-  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic")
-    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic)");
+  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem")
+    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem)");
   std::vector<std::pair<std::string, std::string>> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
   for (const auto &[key, at] : keys)
     if (!allowed.count(key) && !((key.rfind("data.parameters.", 0) == 0 && allowed.count("data.parameters")) ||
+                                 (key.rfind("problem.parameters.", 0) == 0 && allowed.count("problem.parameters")) ||
                                  (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters"))))
       throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
   s.name = r.string("study.name", "", true);
@@ -541,6 +551,26 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
         r.fail("solver.fourier_points", "expected an integer in [1, 100000]");
       s.fourierPoints = static_cast<int>(*n->value<int64_t>());
     }
+  } else if (s.kind == "problem") {
+    // A problem declared in a .tn file (tensorium-converge): self-convergence across resolutions.
+    s.problemFixture = resolvePath(s.path, r.string("problem.fixture", "", true));
+    if (!std::filesystem::is_regular_file(s.problemFixture))
+      r.fail("problem.fixture", "no fixture file '" + s.problemFixture + "'");
+    s.problemBlock = r.string("problem.block", "");
+    for (const auto &[name, v] : r.entries("problem.parameters")) {
+      if (!v->is_number() || !std::isfinite(*v->value<double>()))
+        r.fail("problem.parameters." + name, "expected a finite number");
+      s.problemParameters.push_back({name, *v->value<double>()});
+    }
+    s.resolutions = requiredResolutions(r, 3, 512, "a self-convergence study");
+    if (s.resolutions.size() < 3)
+      r.fail("grid.resolutions", "self-convergence needs at least 3 resolutions (2 differences)");
+    s.minRatio = r.number("verdict.min_ratio", 10.0);
+    if (!(s.minRatio > 1))
+      r.fail("verdict.min_ratio", "must be above 1 (each difference that much smaller than the previous)");
+    s.tolerance = r.number("verdict.tolerance", 1e-8);
+    if (!(s.tolerance > 0))
+      r.fail("verdict.tolerance", "must be positive");
   } else {
     readConstraintStudy(r, s);
   }

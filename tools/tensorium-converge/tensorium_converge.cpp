@@ -4,6 +4,7 @@
 #include "tensorium_mlir/Runtime/KernelModule.h"
 #include "output_paths.h"
 #include "two_puncture_study.h"
+#include "problem_study.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/ManufacturedStudies.h"
@@ -87,8 +88,10 @@ int runStudyFile(int argc, char **argv) {
   std::vector<std::string> args{argv[0]};
   try {
     const verification::StudyFile study = verification::loadStudyFile(argv[1], overrides);
+    if (study.kind == "problem")
+      return runProblemStudy(study, rest);
     if (study.kind != "elliptic")
-      study.fail("study.kind", "tensorium-converge runs studies of kind 'elliptic' (tensorium-verify runs '" + study.kind +
+      study.fail("study.kind", "tensorium-converge runs studies of kind 'elliptic' or 'problem' (tensorium-verify runs '" + study.kind +
                                    "')");
     const std::vector<std::string> suites{"poisson", "nonlinear-toy", "lichnerowicz", "two-field", "two-puncture"};
     if (std::find(suites.begin(), suites.end(), study.suite) == suites.end())

@@ -23,7 +23,7 @@ public:
 
 struct StudyFile {
   std::string path, name, description;
-  std::string kind; ///< "case" (a built-in case), "constraints", "testbed" or "elliptic"
+  std::string kind; ///< "case" (a built-in case), "constraints", "testbed", "elliptic" or "problem"
 
   // kind = "case"
   std::string builtinCase;
@@ -51,6 +51,13 @@ struct StudyFile {
   // kind = "elliptic" (tensorium-converge): a suite with its resolutions and solver settings
   std::string suite, preconditioner, configuration;
   int fourierPoints = 0; ///< 0: the tool's default
+
+  // kind = "problem" (tensorium-converge): a problem declared in a .tn file, solved at every
+  // resolution; verdict on successive differences (each at least minRatio smaller than the
+  // previous, the last below `tolerance`).
+  std::string problemFixture, problemBlock;
+  std::vector<std::pair<std::string, double>> problemParameters;
+  double minRatio = 10.0;
 
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;

@@ -1,0 +1,202 @@
+#include "problem_study.h"
+
+#include "fixture_module.h"
+#include "output_paths.h"
+
+#include "tensorium_mlir/Problems/DeclaredProblem.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Verification/Report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+using namespace tensorium_mlir;
+
+namespace {
+
+std::string sci(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3e", v);
+  return b;
+}
+
+/// Largest difference between a finer solution, interpolated spectrally at a coarser grid's
+/// collocation points, and the coarser solution, over every unknown.
+double difference(const elliptic::DeclaredProblemSolution &coarse, const elliptic::DeclaredProblemSolution &fine) {
+  double d = 0.0;
+  for (const std::string &name : coarse.unknownNames) {
+    const std::vector<double> c = coarse.values(name), f = fine.values(name);
+    for (size_t p = 0; p < coarse.grid->size(); ++p)
+      d = std::max(d, std::abs(fine.grid->interpolate(f, coarse.grid->logicalPoint(p)) - c[p]));
+  }
+  return d;
+}
+
+} // namespace
+
+int runProblemStudy(const verification::StudyFile &study, const std::vector<std::string> &args) {
+  std::string junit, csv;
+  bool progress = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--junit" && i + 1 < args.size())
+      junit = args[++i];
+    else if (args[i] == "--csv" && i + 1 < args.size())
+      csv = args[++i];
+    else if (args[i] == "--progress")
+      progress = true;
+    else {
+      std::cerr << "tensorium-converge: unknown or incomplete option '" << args[i]
+                << "' for a problem study (--junit FILE, --csv FILE, --progress)\n";
+      return 2;
+    }
+  }
+  try {
+    if (!junit.empty())
+      tensorium_cli::requireWritableOutput("--junit", junit);
+    if (!csv.empty())
+      tensorium_cli::requireWritableOutput("--csv", csv);
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-converge: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::string scratch = (std::filesystem::temp_directory_path() / "tensorium-converge-XXXXXX").string();
+  if (!mkdtemp(scratch.data())) {
+    std::cerr << "tensorium-converge: cannot create a scratch folder\n";
+    return 2;
+  }
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{scratch};
+
+  verification::Report report;
+  try {
+    const std::string modulePath =
+        tensorium_cli::compileFixtureModule(study.problemFixture, scratch, "problem", TENSORIUM_CONVERGE_CC,
+                                            TENSORIUM_CONVERGE_C_COMPILER, TENSORIUM_CONVERGE_OPENMP_LIBRARY);
+    runtime::KernelModule module(modulePath);
+    int32_t count = 0;
+    const tensorium_spectral_problem_desc *problems = module.spectralProblems(count);
+    const tensorium_spectral_problem_desc &problem = elliptic::findDeclaredProblem(problems, count, study.problemBlock);
+
+    // The first axis takes the study's resolutions; the others keep the declared proportions.
+    auto resolutionFor = [&](int n) {
+      std::array<int, 3> r{};
+      const int minimum = std::string(problem.map) == "box" ? 3 : 1;
+      for (int a = 0; a < 3; ++a)
+        r[static_cast<size_t>(a)] =
+            a == 0 ? n
+                   : std::max(minimum, static_cast<int>(std::lround(static_cast<double>(n) * problem.resolution[a] /
+                                                                     problem.resolution[0])));
+      return r;
+    };
+    runtime::requireMemory("the finest solve of study '" + study.name + "'",
+                           elliptic::estimateDeclaredProblemBytes(problem, resolutionFor(study.resolutions.back())));
+
+    std::printf("study %s: problem %s (%s map) from %s\n", study.name.c_str(), problem.block_name, problem.map,
+                study.problemFixture.c_str());
+    std::vector<elliptic::DeclaredProblemSolution> solutions;
+    bool allConverged = true;
+    double solveSeconds = 0.0;
+    for (int n : study.resolutions) {
+      elliptic::DeclaredProblemOptions options;
+      options.resolution = resolutionFor(n);
+      for (const auto &[name, v] : study.problemParameters)
+        options.params[name] = v;
+      if (progress)
+        options.progress = &std::cerr;
+      solutions.push_back(elliptic::solveDeclaredProblem(module.tables(), problem, options));
+      const elliptic::DeclaredProblemSolution &s = solutions.back();
+      solveSeconds += s.seconds;
+      if (!s.result.converged()) {
+        allConverged = false;
+        report.text << "  solve at " << n << " did not converge: " << s.result.message << "\n";
+      }
+    }
+
+    // Table: resolution, solver work, residual, difference to the next resolution.
+    std::vector<double> differences;
+    for (size_t k = 0; k + 1 < solutions.size(); ++k)
+      differences.push_back(difference(solutions[k], solutions[k + 1]));
+    std::printf("%6s %14s %7s %7s %10s %10s %14s %8s", "n", "points", "Newton", "Krylov", "|F|", "seconds", "diff to next",
+                "ratio");
+    for (const auto &[name, v] : solutions.front().diagnostics)
+      std::printf("  %s", name.c_str());
+    std::printf("\n");
+    if (!csv.empty()) {
+      report.csv << "n,points,newton,krylov,residual,seconds,difference";
+      for (const auto &[name, v] : solutions.front().diagnostics)
+        report.csv << "," << name;
+      report.csv << "\n";
+    }
+    for (size_t k = 0; k < solutions.size(); ++k) {
+      const elliptic::DeclaredProblemSolution &s = solutions[k];
+      const std::array<int, 3> r = resolutionFor(study.resolutions[k]);
+      const std::string points = std::to_string(r[0]) + "x" + std::to_string(r[1]) + "x" + std::to_string(r[2]);
+      const std::string diff = k < differences.size() ? sci(differences[k]) : "-";
+      char ratioText[32] = "-";
+      if (k >= 1 && k < differences.size() && differences[k] > 0)
+        std::snprintf(ratioText, sizeof ratioText, "%.3g", differences[k - 1] / differences[k]);
+      const std::string ratio = ratioText;
+      std::printf("%6d %14s %7d %7d %10.2e %10.3f %14s %8s", study.resolutions[k], points.c_str(), s.result.iterations,
+                  s.result.krylovIterations, s.result.residualNorm, s.seconds, diff.c_str(), ratio.c_str());
+      for (const auto &[name, v] : s.diagnostics)
+        std::printf("  %.15f", v);
+      std::printf("\n");
+      if (!csv.empty()) {
+        report.csv << study.resolutions[k] << "," << points << "," << s.result.iterations << "," << s.result.krylovIterations
+                   << "," << s.result.residualNorm << "," << s.seconds << ","
+                   << (k < differences.size() ? differences[k] : NAN);
+        for (const auto &[name, v] : s.diagnostics)
+          report.csv << "," << v;
+        report.csv << "\n";
+      }
+    }
+
+    report.verdict("solves converge", allConverged,
+                   allConverged ? "every resolution reached the declared Newton tolerance" : "a solve did not converge",
+                   solveSeconds);
+    // Spectral convergence: the difference at resolution n falls like rho^-n, so two successive
+    // differences differ by rho^(n_k - n_k-1); the study asks rho^2 >= min_ratio.
+    bool geometric = true;
+    std::string ratios;
+    for (size_t k = 1; k < differences.size(); ++k) {
+      const double ratio = differences[k] > 0 ? differences[k - 1] / differences[k] : INFINITY;
+      const double step = study.resolutions[k] - study.resolutions[k - 1];
+      const double required = std::pow(study.minRatio, step / 2.0);
+      char item[96];
+      std::snprintf(item, sizeof item, "%.3g (needs %.3g)", ratio, required);
+      ratios += (ratios.empty() ? "" : ", ") + std::string(item);
+      if (!(ratio >= required || differences[k] <= study.tolerance))
+        geometric = false;
+    }
+    report.verdict("exponential self-convergence", geometric,
+                   "successive-difference ratios " + ratios + ": at least " + sci(study.minRatio) +
+                       " per two points until the difference is below the tolerance");
+    const bool small = !differences.empty() && differences.back() <= study.tolerance;
+    report.verdict("finest difference", small,
+                   sci(differences.empty() ? NAN : differences.back()) + " (tolerance " + sci(study.tolerance) + ")");
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-converge: " << e.what() << "\n";
+    return 2;
+  }
+  std::cout << report.text.str();
+  if (!junit.empty() &&
+      !tensorium_cli::writeFileAtomically(junit, verification::junitXml(study.name, report.verdicts, report.text.str()))) {
+    std::cerr << "tensorium-converge: cannot write " << junit << "\n";
+    return 1;
+  }
+  if (!csv.empty() && !tensorium_cli::writeFileAtomically(csv, report.csv.str())) {
+    std::cerr << "tensorium-converge: cannot write " << csv << "\n";
+    return 1;
+  }
+  return report.pass() ? 0 : 1;
+}
