@@ -87,11 +87,29 @@ SpectralNewtonResult solve(const spectral::SpectralGrid3D &grid, const std::vect
     case SpectralPreconditionerKind::None: break;
     case SpectralPreconditionerKind::FourierModeFiniteDifference: {
       if (!probe)
-        throw ProblemError("the fourier-mode-fd preconditioner needs a single residual with a JVP kernel");
-      // Rebuilt at every Newton iterate from the exact linearised coefficients there.
+        throw ProblemError("the fourier-mode-fd preconditioner needs JVP kernels for every residual");
+      // Rebuilt at every Newton iterate from the exact linearised coefficients there; a system
+      // gets one per equation (its diagonal block), applied block-diagonally.
       const spectral::SpectralGrid3D *g = &grid;
-      nl.preconditioner = [g, probe](const Vector &at) {
-        return makeFourierModeFiniteDifferencePreconditioner(*g, probe(at));
+      nl.preconditioner = [g, probe, blocks](const Vector &at) -> LinearOperator {
+        const std::vector<std::array<double, 10>> all = probe(at);
+        const size_t n = g->size();
+        if (blocks == 1)
+          return makeFourierModeFiniteDifferencePreconditioner(*g, all);
+        std::vector<LinearOperator> diagonal;
+        for (int b = 0; b < blocks; ++b)
+          diagonal.push_back(makeFourierModeFiniteDifferencePreconditioner(
+              *g, std::vector<std::array<double, 10>>(all.begin() + static_cast<std::ptrdiff_t>(b * n),
+                                                      all.begin() + static_cast<std::ptrdiff_t>((b + 1) * n))));
+        return [diagonal, n](const Vector &x, Vector &y) {
+          y.resize(x.size());
+          Vector xb, yb;
+          for (size_t b = 0; b < diagonal.size(); ++b) {
+            xb = x.segment(static_cast<Eigen::Index>(b * n), static_cast<Eigen::Index>(n));
+            diagonal[b](xb, yb);
+            y.segment(static_cast<Eigen::Index>(b * n), static_cast<Eigen::Index>(n)) = yb;
+          }
+        };
       };
       break;
     }
@@ -183,7 +201,20 @@ SpectralNewtonResult solveSpectralNewton(const SpectralResidualSystemProblem &pr
     nl.jacobianVector = [&](const Vector &x, const Vector &d, Vector &Jv) {
       Jv = evaluateSpectralResidualSystemJacobianVectorProduct(problem, x, d);
     };
-    return solve(*problem.grid, problem.boundaryMask, problem.system->unknown_count, nl, U, options);
+    CoefficientProbe probe;
+    bool allJvp = true;
+    for (int32_t e = 0; e < problem.system->equation_count; ++e)
+      allJvp = allJvp && problem.kernels[problem.system->point_kernel_index[e]].evaluate_jvp;
+    if (allJvp)
+      probe = [&problem](const Vector &at) {
+        std::vector<std::array<double, 10>> all;
+        for (int32_t e = 0; e < problem.system->equation_count; ++e) {
+          std::vector<std::array<double, 10>> block = linearisedLogicalCoefficients(problem, at, e);
+          all.insert(all.end(), block.begin(), block.end());
+        }
+        return all;
+      };
+    return solve(*problem.grid, problem.boundaryMask, problem.system->unknown_count, nl, U, options, probe);
   } catch (const std::invalid_argument &e) {
     return invalid(e);
   }

@@ -406,6 +406,17 @@ ResidualAssembly assembleSpectralResidualSystem(const SpectralResidualSystemProb
   return out;
 }
 
+std::vector<std::array<double, 10>> linearisedLogicalCoefficients(const SpectralResidualSystemProblem &sys,
+                                                                  const Vector &U, int32_t equation) {
+  sys.validate();
+  if (equation < 0 || equation >= sys.system->equation_count)
+    throw ProblemError("residual system '" + std::string(sys.system->block_name) + "' has no equation " +
+                       std::to_string(equation));
+  const size_t n = sys.grid->size();
+  SpectralResidualProblem p = equationProblem(sys, equation, U);
+  return linearisedLogicalCoefficients(p, unknownSlice(U, sys.system->equation_unknown[equation], n));
+}
+
 Vector evaluateSpectralResidualSystemJacobianVectorProduct(const SpectralResidualSystemProblem &sys, const Vector &U,
                                                            const Vector &dU) {
   sys.validate();

@@ -1188,6 +1188,11 @@ private:
       case StmtKind::Residual: checkResidual(s); break;
       }
     }
+  }
+
+  void warnUnusedTemporaries(std::vector<Stmt> &statements) {
+    if (d_.limitReached())
+      return;
     for (Stmt &s : statements)
       if (s.kind == StmtKind::Temporary && s.temporary && !s.temporary->used &&
           !usedBeforeDefinition_.count(s.target))
@@ -1202,8 +1207,12 @@ private:
       resolveUnknowns(block);
     checkStatements(block.statements);
     if (block.kind == ComputeKind::Constraints) {
+      // Boundary values may use the block's temporaries: check them before warning about unused ones.
       checkBoundaryExpressions(block);
+      warnUnusedTemporaries(block.statements);
       checkEllipticProblem(block, m_, d_);
+    } else {
+      warnUnusedTemporaries(block.statements);
     }
     if (block.kind == ComputeKind::Evolution) {
       bool anyDt = std::any_of(block.statements.begin(), block.statements.end(),

@@ -1,10 +1,12 @@
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
 #include "tensorium_mlir/Physics/TwoPunctureGeometry.h"
+#include "tensorium_mlir/Problems/DomainMaps.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace tensorium_mlir::elliptic {
 
@@ -150,15 +152,22 @@ void requireOnlyUnknowns(const tensorium_spectral_residual_system_desc &system) 
                            "expression of the coordinates and parameters");
 }
 
-void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
-              const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
-              const std::vector<double> &params, const DeclaredProblemOptions &options, DeclaredProblemSolution &out) {
-  const double *b = problem.bounds;
-  out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGaussLobatto(n[0], b[0], b[1]),
-                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[1], b[2], b[3]),
-                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[2], b[4], b[5]));
+/// A face of a map: the logical axis and side it sits on, and its name in boundary conditions.
+struct Face {
+  const char *name;
+  int axis, side;
+};
+
+/// Solves the block's residual system on `grid` with a boundary row for every unknown at every
+/// point of each face (the first face in `faces` owns points shared with later ones). `normal`
+/// gives the outward unit normal of the physical domain at a face point.
+void solveWithFaces(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
+                    const tensorium_spectral_residual_system_desc &system, const std::vector<Face> &faces,
+                    const std::function<std::array<double, 3>(size_t point, const Face &face)> &normal,
+                    const std::vector<double> &params, const DeclaredProblemOptions &options, DeclaredProblemSolution &out) {
   const spectral::SpectralGrid3D &grid = *out.grid;
   const size_t points = grid.size();
+  const std::array<int, 3> n = grid.extents();
 
   SpectralResidualSystemProblem sys;
   sys.grid = &grid;
@@ -166,43 +175,45 @@ void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_pr
   sys.kernels = tables.spectral_kernels;
   sys.params = params;
 
-  // Boundary rows: every point on a face, every unknown, from the face's coefficient kernel.
-  std::array<std::vector<size_t>, 6> facePoints;
+  std::vector<std::vector<size_t>> facePoints(faces.size());
   for (int i = 0; i < n[0]; ++i)
     for (int j = 0; j < n[1]; ++j)
       for (int k = 0; k < n[2]; ++k) {
         const int idx[3] = {i, j, k};
-        for (int f = 0; f < 6; ++f) {
-          const int axis = f / 2, side = f % 2;
-          if (idx[axis] == (side ? n[static_cast<size_t>(axis)] - 1 : 0)) {
-            facePoints[static_cast<size_t>(f)].push_back(grid.index(i, j, k));
-            break; // the first face in map order owns edges and corners
+        for (size_t f = 0; f < faces.size(); ++f) {
+          const int axis = faces[f].axis;
+          if (idx[axis] == (faces[f].side ? n[static_cast<size_t>(axis)] - 1 : 0)) {
+            facePoints[f].push_back(grid.index(i, j, k));
+            break;
           }
         }
       }
-  sys.boundaryMask.assign(points, 0);
-  for (const auto &face : facePoints)
-    for (size_t p : face)
-      sys.boundaryMask[p] = 1;
-  sys.boundaryRows.assign(static_cast<size_t>(system.unknown_count),
-                          std::vector<SpectralResidualSystemProblem::BoundaryRow>(points));
+  if (!faces.empty()) {
+    sys.boundaryMask.assign(points, 0);
+    for (const auto &face : facePoints)
+      for (size_t p : face)
+        sys.boundaryMask[p] = 1;
+    sys.boundaryRows.assign(static_cast<size_t>(system.unknown_count),
+                            std::vector<SpectralResidualSystemProblem::BoundaryRow>(points));
+  }
   for (int32_t u = 0; u < system.unknown_count; ++u)
-    for (int f = 0; f < 6; ++f) {
-      const std::vector<size_t> &face = facePoints[static_cast<size_t>(f)];
+    for (size_t f = 0; f < faces.size(); ++f) {
+      const std::vector<size_t> &face = facePoints[f];
+      const char *faceName = faces[f].name;
       if (face.empty())
         continue;
       const tensorium_spectral_boundary_desc *bc = nullptr;
       for (int32_t i = 0; i < problem.boundary_count; ++i)
         if (std::strcmp(problem.boundaries[i].unknown, system.unknown_names[u]) == 0 &&
-            std::strcmp(problem.boundaries[i].face, kBoxFaces[f]) == 0)
+            std::strcmp(problem.boundaries[i].face, faceName) == 0)
           bc = &problem.boundaries[i];
       if (!bc)
         throw ProblemError("unknown '" + std::string(system.unknown_names[u]) + "' has no boundary condition on face " +
-                           kBoxFaces[f]);
+                           faceName);
       const tensorium_host_kernel_adapter *adapter = adapterOf(tables, bc->kernel_index);
       if (!adapter)
         throw ProblemError("the module has no kernel '" + std::string(bc->kernel_symbol) + "' for the boundary of '" +
-                           system.unknown_names[u] + "' on " + kBoxFaces[f]);
+                           system.unknown_names[u] + "' on " + faceName);
       const size_t m = face.size();
       std::vector<double> x(m), y(m), z(m), a(m), bb(m), value(m);
       for (size_t q = 0; q < m; ++q) {
@@ -217,19 +228,18 @@ void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_pr
       const int64_t extents[3] = {static_cast<int64_t>(m), 1, 1};
       const double spacing[3] = {0.0, 0.0, 0.0};
       adapter->invoke(extents, spacing, sys.params.data(), buffers, sizes);
-      const double normal = bc->side ? 1.0 : -1.0;
       for (size_t q = 0; q < m; ++q) {
         const std::string where = "(" + std::to_string(x[q]) + ", " + std::to_string(y[q]) + ", " + std::to_string(z[q]) + ")";
         if (!std::isfinite(a[q]) || !std::isfinite(bb[q]) || !std::isfinite(value[q]))
-          throw ProblemError("the boundary condition of '" + std::string(system.unknown_names[u]) + "' on " + kBoxFaces[f] +
+          throw ProblemError("the boundary condition of '" + std::string(system.unknown_names[u]) + "' on " + faceName +
                              " is not finite at " + where);
         if (a[q] == 0.0 && bb[q] == 0.0)
-          throw ProblemError("the Robin condition of '" + std::string(system.unknown_names[u]) + "' on " + kBoxFaces[f] +
+          throw ProblemError("the Robin condition of '" + std::string(system.unknown_names[u]) + "' on " + faceName +
                              " has a = b = 0 at " + where + ": the row determines nothing");
         SpectralResidualSystemProblem::BoundaryRow &row = sys.boundaryRows[static_cast<size_t>(u)][face[q]];
+        const std::array<double, 3> nrm = normal(face[q], faces[f]);
         row.a = a[q];
-        row.gradient = {0.0, 0.0, 0.0};
-        row.gradient[static_cast<size_t>(bc->axis)] = bb[q] * normal;
+        row.gradient = {bb[q] * nrm[0], bb[q] * nrm[1], bb[q] * nrm[2]};
         row.value = value[q];
       }
     }
@@ -239,6 +249,53 @@ void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_pr
   out.solverVariable = Vector::Zero(total);
   out.result = solveSpectralNewton(sys, out.solverVariable, newton);
   out.U = out.solverVariable;
+}
+
+void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
+              const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
+              const std::vector<double> &params, const DeclaredProblemOptions &options, DeclaredProblemSolution &out) {
+  const double *b = problem.bounds;
+  out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGaussLobatto(n[0], b[0], b[1]),
+                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[1], b[2], b[3]),
+                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[2], b[4], b[5]));
+  std::vector<Face> faces;
+  for (int f = 0; f < 6; ++f)
+    faces.push_back({kBoxFaces[f], f / 2, f % 2});
+  solveWithFaces(
+      tables, problem, system, faces,
+      [](size_t, const Face &face) {
+        std::array<double, 3> nrm{0.0, 0.0, 0.0};
+        nrm[static_cast<size_t>(face.axis)] = face.side ? 1.0 : -1.0;
+        return nrm;
+      },
+      params, options, out);
+}
+
+/// Chebyshev-Gauss-Lobatto in r (the faces inner and outer), Chebyshev-Gauss in theta (no
+/// points on the axis, where the map is singular), Fourier in phi.
+void solveSphericalShell(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
+                         const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
+                         const std::vector<double> &params, const DeclaredProblemOptions &options,
+                         DeclaredProblemSolution &out) {
+  const SphericalShellMap shell(problem.bounds[0], problem.bounds[1]);
+  out.grid = std::make_unique<spectral::SpectralGrid3D>(
+      spectral::SpectralAxis::chebyshevGaussLobatto(n[0], shell.innerRadius(), shell.outerRadius()),
+      spectral::SpectralAxis::chebyshevGauss(n[1], 0.0, M_PI), spectral::SpectralAxis::fourier(n[2]));
+  spectral::SpectralGrid3D &grid = *out.grid;
+  grid.setCoordinateMap([shell](const std::array<double, 3> &q) { return shell.toCartesian(q); });
+  grid.setDerivativeMap(
+      [shell](const std::array<double, 3> &q, std::array<double, 10> &bundle) { shell.toCartesianBundle(q, bundle); });
+  grid.tabulateDerivativeMap();
+  const std::vector<Face> faces{{"inner", 0, 0}, {"outer", 0, 1}};
+  solveWithFaces(
+      tables, problem, system, faces,
+      [&grid](size_t p, const Face &face) {
+        const std::array<double, 3> x = grid.physicalPoint(p);
+        const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        const double s = face.side ? 1.0 / r : -1.0 / r; // outward: away from the hole inside, outwards outside
+        return std::array<double, 3>{s * x[0], s * x[1], s * x[2]};
+      },
+      params, options, out);
 }
 
 double parameter(const std::map<std::string, double> &params, const char *name, const char *why) {
@@ -302,8 +359,9 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
     throw ProblemError("problem descriptor of block '" + std::string(problem.block_name) +
                        "' comes from an older compiler (struct_size " + std::to_string(problem.struct_size) + ")");
   const std::string map = problem.map;
-  if (map != "box" && map != "two_puncture_compact")
-    throw ProblemError("domain map '" + map + "' is not implemented by this runtime (known: box, two_puncture_compact)");
+  if (map != "box" && map != "spherical_shell" && map != "two_puncture_compact")
+    throw ProblemError("domain map '" + map +
+                       "' is not implemented by this runtime (known: box, spherical_shell, two_puncture_compact)");
   if (problem.system_index < 0 || problem.system_index >= tables.spectral_system_count)
     throw ProblemError("problem '" + std::string(problem.block_name) + "' names no residual system of the module");
   const tensorium_spectral_residual_system_desc &system = tables.spectral_systems[problem.system_index];
@@ -313,9 +371,10 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
   if (options.resolution)
     n = *options.resolution;
   for (int a = 0; a < 3; ++a)
-    if (n[static_cast<size_t>(a)] < (map == "box" ? 3 : 1) || n[static_cast<size_t>(a)] > 512)
-      throw ProblemError("resolution of axis " + std::to_string(a + 1) + " must be " + (map == "box" ? "3" : "1") +
-                         " to 512 points, got " + std::to_string(n[static_cast<size_t>(a)]));
+    if (n[static_cast<size_t>(a)] < (map == "box" || a == 0 ? 3 : 1) || n[static_cast<size_t>(a)] > 512)
+      throw ProblemError("resolution of axis " + std::to_string(a + 1) + " must be " +
+                         (map == "box" || a == 0 ? "3" : "1") + " to 512 points, got " +
+                         std::to_string(n[static_cast<size_t>(a)]));
 
   DeclaredProblemSolution out;
   const std::vector<double> params = resolveParameters(problem, system, options, out.parameters);
@@ -323,6 +382,8 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
     out.unknownNames.push_back(system.unknown_names[u]);
   if (map == "box")
     solveBox(tables, problem, system, n, params, options, out);
+  else if (map == "spherical_shell")
+    solveSphericalShell(tables, problem, system, n, params, options, out);
   else
     solveTwoPunctureCompact(tables, problem, system, n, params, options, out);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

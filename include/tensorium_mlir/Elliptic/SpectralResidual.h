@@ -108,6 +108,10 @@ struct SpectralResidualSystemProblem {
 };
 
 ResidualAssembly assembleSpectralResidualSystem(const SpectralResidualSystemProblem &problem, const Vector &U);
+/// linearisedLogicalCoefficients of equation `equation` in its own unknown (the diagonal block
+/// of the system's Jacobian at U; boundary rows as Dirichlet rows), for block preconditioners.
+std::vector<std::array<double, 10>> linearisedLogicalCoefficients(const SpectralResidualSystemProblem &problem,
+                                                                  const Vector &U, int32_t equation);
 Vector evaluateSpectralResidualSystemJacobianVectorProduct(const SpectralResidualSystemProblem &problem,
                                                            const Vector &U, const Vector &dU);
 
