@@ -131,4 +131,79 @@ void TwoPunctureHandoff::writeRange(std::span<const double> x, std::span<const d
   }
 }
 
+AdmMomenta bowenYorkAdmMomenta(const TwoPunctureParameters &p) {
+  AdmMomenta m;
+  const std::array<double, 3> c1{p.b, 0, 0}, c2{-p.b, 0, 0};
+  auto cross = [](const std::array<double, 3> &a, const std::array<double, 3> &b) {
+    return std::array<double, 3>{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  const auto l1 = cross(c1, p.P1), l2 = cross(c2, p.P2);
+  for (size_t i = 0; i < 3; ++i) {
+    m.P[i] = p.P1[i] + p.P2[i];
+    m.J[i] = l1[i] + l2[i] + p.S1[i] + p.S2[i];
+  }
+  return m;
+}
+
+namespace {
+/// Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_n from Chebyshev guesses).
+void gaussLegendre(int n, std::vector<double> &x, std::vector<double> &w) {
+  x.assign(static_cast<size_t>(n), 0.0);
+  w.assign(static_cast<size_t>(n), 0.0);
+  for (int i = 0; i < n; ++i) {
+    double t = std::cos(M_PI * (i + 0.75) / (n + 0.5)), dp = 1.0;
+    for (int it = 0; it < 100; ++it) {
+      double p0 = 1.0, p1 = t;
+      for (int k = 2; k <= n; ++k) {
+        const double pk = ((2.0 * k - 1.0) * t * p1 - (k - 1.0) * p0) / k;
+        p0 = p1;
+        p1 = pk;
+      }
+      dp = n * (t * p1 - p0) / (t * t - 1.0);
+      const double step = p1 / dp;
+      t -= step;
+      if (std::abs(step) < 1e-16)
+        break;
+    }
+    x[static_cast<size_t>(i)] = t;
+    w[static_cast<size_t>(i)] = 2.0 / ((1.0 - t * t) * dp * dp);
+  }
+}
+} // namespace
+
+AdmMomenta surfaceAdmMomenta(const TwoPunctureSolution &solution, double R, int nTheta, int nPhi, bool conformal) {
+  if (!(R > 0) || !std::isfinite(R) || nTheta < 2 || nPhi < 2)
+    throw std::invalid_argument("ADM surface integrals need a positive radius and at least 2 x 2 points");
+  const TwoPunctureHandoff handoff(solution);
+  std::vector<double> mu, w;
+  gaussLegendre(nTheta, mu, w);
+  AdmMomenta m;
+  const double dphi = 2.0 * M_PI / nPhi;
+  for (int a = 0; a < nTheta; ++a) {
+    const double ct = mu[static_cast<size_t>(a)], st = std::sqrt(std::max(0.0, 1.0 - ct * ct));
+    for (int b = 0; b < nPhi; ++b) {
+      const double phi = dphi * b;
+      const double n[3] = {st * std::cos(phi), st * std::sin(phi), ct};
+      const std::array<double, 3> x{R * n[0], R * n[1], R * n[2]};
+      const PunctureFieldValues v = handoff.evaluate(x);
+      const double factor = conformal ? 1.0 : 1.0 / (v.psi * v.psi);
+      double K[3][3];
+      for (int c = 0; c < 6; ++c) {
+        const int i = kSymmetric[c][0], j = kSymmetric[c][1];
+        K[i][j] = K[j][i] = factor * v.Ahat[static_cast<size_t>(c)];
+      }
+      double Kn[3];
+      for (int i = 0; i < 3; ++i)
+        Kn[i] = K[i][0] * n[0] + K[i][1] * n[1] + K[i][2] * n[2];
+      const double dA = R * R * w[static_cast<size_t>(a)] * dphi / (8.0 * M_PI);
+      const double J[3] = {x[1] * Kn[2] - x[2] * Kn[1], x[2] * Kn[0] - x[0] * Kn[2], x[0] * Kn[1] - x[1] * Kn[0]};
+      for (size_t i = 0; i < 3; ++i) {
+        m.P[i] += Kn[i] * dA;
+        m.J[i] += J[i] * dA;
+      }
+    }
+  }
+  return m;
+}
+
 } // namespace tensorium_mlir::physics

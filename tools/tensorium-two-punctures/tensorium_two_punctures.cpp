@@ -3,6 +3,7 @@
 #include "two_puncture_cli_kernels.h"
 #include "cli_numbers.h"
 
+#include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 
@@ -167,8 +168,18 @@ int main(int argc, char **argv) {
     }
     const std::array<double, 2> masses = s.punctureAdmMasses();
     const std::array<double, 2> raw = s.rawResidualNorms();
+    // ADM momenta: Bowen-York closed forms, cross-checked by the surface integrals at R = 1000
+    // (the physical K_ij = psi^-2 Ahat_ij; they approach the closed forms as O(M / R)).
+    const physics::AdmMomenta momenta = physics::bowenYorkAdmMomenta(params);
+    const physics::AdmMomenta surface = physics::surfaceAdmMomenta(s, 1000.0);
+    auto vec = [](const std::array<double, 3> &v) {
+      return "[" + json(v[0]) + ", " + json(v[1]) + ", " + json(v[2]) + "]";
+    };
     if (asJson) {
-      std::cout << "{\"b\": " << json(params.b) << ", \"m1\": " << json(params.m1) << ", \"m2\": " << json(params.m2)
+      std::cout << "{\"adm_linear_momentum\": " << vec(momenta.P) << ", \"adm_angular_momentum\": " << vec(momenta.J)
+                << ", \"surface_linear_momentum_r1000\": " << vec(surface.P)
+                << ", \"surface_angular_momentum_r1000\": " << vec(surface.J) << ", ";
+      std::cout << "\"b\": " << json(params.b) << ", \"m1\": " << json(params.m1) << ", \"m2\": " << json(params.m2)
                 << ", \"npoints\": [" << options.nA << ", " << options.nB << ", " << options.nPhi << "]"
                 << ", \"adm_mass\": " << json(s.admMass()) << ", \"puncture_adm_masses\": [" << json(masses[0]) << ", "
                 << json(masses[1]) << "], \"residual_rms\": " << json(r.residualNorm)
@@ -195,6 +206,10 @@ int main(int argc, char **argv) {
       std::printf("residual: weighted RMS %.3e; unweighted RMS %.3e, max %.3e\n", r.residualNorm, raw[0], raw[1]);
       std::printf("ADM mass: %.15f\n", s.admMass());
       std::printf("puncture ADM masses: M1 = %.15f, M2 = %.15f\n", masses[0], masses[1]);
+      std::printf("ADM linear momentum: (%.15g, %.15g, %.15g); surface integral at R = 1000: (%.6g, %.6g, %.6g)\n",
+                  momenta.P[0], momenta.P[1], momenta.P[2], surface.P[0], surface.P[1], surface.P[2]);
+      std::printf("ADM angular momentum: (%.15g, %.15g, %.15g); surface integral at R = 1000: (%.6g, %.6g, %.6g)\n",
+                  momenta.J[0], momenta.J[1], momenta.J[2], surface.J[0], surface.J[1], surface.J[2]);
       for (const auto &x : probes)
         std::printf("probe (%g, %g, %g): U = %.15e, psi = %.15e\n", x[0], x[1], x[2], s.U(x), s.psi(x));
     }

@@ -62,4 +62,21 @@ private:
   HandoffOptions options_;
 };
 
+/// ADM linear momentum P^i and angular momentum J^i.
+struct AdmMomenta {
+  std::array<double, 3> P{}, J{};
+};
+
+/// Closed forms for Bowen-York data: P = P1 + P2, J = c1 x P1 + c2 x P2 + S1 + S2 with the
+/// punctures at c1 = (b, 0, 0) and c2 = (-b, 0, 0).
+AdmMomenta bowenYorkAdmMomenta(const TwoPunctureParameters &p);
+
+/// The ADM surface integrals on the sphere of radius R about the origin,
+///   P^i = (1/8 pi) oint K_ij n^j dA,   J^i = (1/8 pi) oint eps_ijk x^j K_kl n^l dA   (K = 0),
+/// with the solution's K_ij = psi^-2 Ahat_ij (`conformal`: Ahat_ij, psi = 1, for which the
+/// integrals are independent of R), Gauss-Legendre in cos(theta) times the trapezoidal rule in
+/// phi. The physical integrands approach the closed forms as O(M / R).
+AdmMomenta surfaceAdmMomenta(const TwoPunctureSolution &solution, double R, int nTheta = 48, int nPhi = 96,
+                             bool conformal = false);
+
 } // namespace tensorium_mlir::physics

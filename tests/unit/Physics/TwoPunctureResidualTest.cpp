@@ -426,3 +426,39 @@ TEST(TwoPunctureHandoff, BadBuffersAreRejectedBeforeAnythingIsWritten) {
   bad.punctureRadiusFloor = 0.0;
   EXPECT_THROW(physics::TwoPunctureHandoff(s, bad), std::invalid_argument);
 }
+
+TEST(TwoPunctureMomenta, SurfaceIntegralsReproduceTheBowenYorkClosedForms) {
+  // The conformal integrands (Ahat_ij, transverse) give the closed forms on any sphere that
+  // encloses both punctures; the physical ones (psi^-2 Ahat_ij) approach them as O(M / R).
+  physics::TwoPunctureParameters p;
+  p.P1 = {0.1, 0.2, 0.0};
+  p.P2 = {0.0, -0.2, 0.05};
+  p.S1 = {0.0, 0.0, 0.1};
+  p.S2 = {0.05, 0.0, 0.0};
+  const physics::TwoPunctureSolution s = solve(p, gridOf(16, 8));
+  ASSERT_TRUE(s.result().converged());
+  const physics::AdmMomenta closed = physics::bowenYorkAdmMomenta(p);
+  EXPECT_DOUBLE_EQ(closed.P[0], 0.1);
+  EXPECT_DOUBLE_EQ(closed.P[2], 0.05);
+  EXPECT_DOUBLE_EQ(closed.J[0], 0.05);
+  EXPECT_DOUBLE_EQ(closed.J[1], 0.05);
+  EXPECT_DOUBLE_EQ(closed.J[2], 0.5); // (c1 x P1)_z + (c2 x P2)_z + S1z = 0.2 + 0.2 + 0.1
+  for (double R : {5.0, 50.0}) {
+    const physics::AdmMomenta c = physics::surfaceAdmMomenta(s, R, 48, 96, true);
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_NEAR(c.P[i], closed.P[i], 1e-12) << "R = " << R;
+      EXPECT_NEAR(c.J[i], closed.J[i], 1e-12) << "R = " << R;
+    }
+  }
+  const double M = s.admMass();
+  double previous = 0.0;
+  for (double R : {100.0, 1000.0}) {
+    const physics::AdmMomenta q = physics::surfaceAdmMomenta(s, R);
+    const double error = std::abs(q.J[2] - closed.J[2]);
+    EXPECT_LT(error, 2.0 * M / R * std::abs(closed.J[2])) << "R = " << R;
+    if (previous > 0) {
+      EXPECT_NEAR(previous / error, 10.0, 1.0); // O(1/R)
+    }
+    previous = error;
+  }
+}
