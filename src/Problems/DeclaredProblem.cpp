@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <span>
 
 namespace tensorium_mlir::elliptic {
 
@@ -34,6 +36,17 @@ std::vector<double> DeclaredProblemSolution::values(const std::string &name) con
     throw ProblemError("the solution has no unknown '" + name + "'");
   const size_t n = grid->size(), k = static_cast<size_t>(it - unknownNames.begin());
   return std::vector<double>(U.data() + k * n, U.data() + (k + 1) * n);
+}
+
+double DeclaredProblemSolution::interpolate(const std::string &name, const std::array<double, 3> &x) const {
+  auto it = std::find(unknownNames.begin(), unknownNames.end(), name);
+  if (it == unknownNames.end())
+    throw ProblemError("the solution has no unknown '" + name + "'");
+  const std::optional<std::array<double, 3>> q = toLogical(x);
+  if (!q)
+    return NAN;
+  const size_t n = grid->size(), k = static_cast<size_t>(it - unknownNames.begin());
+  return unknownFactor(*q) * grid->interpolate(std::span<const double>(solverVariable.data() + k * n, n), *q);
 }
 
 const tensorium_spectral_problem_desc &findDeclaredProblem(const tensorium_spectral_problem_desc *problems,
@@ -152,6 +165,74 @@ void requireOnlyUnknowns(const tensorium_spectral_residual_system_desc &system) 
                            "expression of the coordinates and parameters");
 }
 
+std::array<double, 6> boundsOf(const tensorium_spectral_problem_desc &problem) {
+  std::array<double, 6> b{};
+  for (size_t i = 0; i < 6; ++i)
+    b[i] = problem.bounds[i];
+  return b;
+}
+
+/// The grid of a map with its coordinate and derivative maps, the inverse map and the unknown
+/// factor, shared by solves and by restored solutions.
+void setUpDomain(DeclaredProblemSolution &out, const std::string &map, const std::array<int, 3> &n,
+                 const std::array<double, 6> &b, double punctureB) {
+  out.map = map;
+  out.resolution = n;
+  out.bounds = b;
+  out.punctureB = punctureB;
+  out.unknownFactor = [](const std::array<double, 3> &) { return 1.0; };
+  if (map == "box") {
+    out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGaussLobatto(n[0], b[0], b[1]),
+                                                          spectral::SpectralAxis::chebyshevGaussLobatto(n[1], b[2], b[3]),
+                                                          spectral::SpectralAxis::chebyshevGaussLobatto(n[2], b[4], b[5]));
+    out.toLogical = [b](const std::array<double, 3> &x) -> std::optional<std::array<double, 3>> {
+      for (size_t a = 0; a < 3; ++a) {
+        const double slack = 1e-12 * (b[2 * a + 1] - b[2 * a]);
+        if (!(x[a] >= b[2 * a] - slack && x[a] <= b[2 * a + 1] + slack))
+          return std::nullopt;
+      }
+      return x;
+    };
+  } else if (map == "spherical_shell") {
+    const SphericalShellMap shell(b[0], b[1]);
+    out.grid = std::make_unique<spectral::SpectralGrid3D>(
+        spectral::SpectralAxis::chebyshevGaussLobatto(n[0], shell.innerRadius(), shell.outerRadius()),
+        spectral::SpectralAxis::chebyshevGauss(n[1], 0.0, M_PI), spectral::SpectralAxis::fourier(n[2]));
+    out.grid->setCoordinateMap([shell](const std::array<double, 3> &q) { return shell.toCartesian(q); });
+    out.grid->setDerivativeMap(
+        [shell](const std::array<double, 3> &q, std::array<double, 10> &bundle) { shell.toCartesianBundle(q, bundle); });
+    out.grid->tabulateDerivativeMap();
+    out.toLogical = [shell](const std::array<double, 3> &x) -> std::optional<std::array<double, 3>> {
+      const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+      const double slack = 1e-12 * shell.outerRadius();
+      if (!(r >= shell.innerRadius() - slack && r <= shell.outerRadius() + slack))
+        return std::nullopt;
+      double phi = std::atan2(x[1], x[0]);
+      if (phi < 0)
+        phi += 2.0 * M_PI;
+      return std::array<double, 3>{r, std::acos(std::clamp(x[2] / r, -1.0, 1.0)), phi};
+    };
+  } else if (map == "two_puncture_compact") {
+    if (!(punctureB > 0))
+      throw ProblemError("the puncture half-separation b must be positive");
+    const physics::TwoPunctureGeometry geometry(punctureB);
+    out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGauss(n[0], 0.0, 1.0),
+                                                          spectral::SpectralAxis::chebyshevGauss(n[1], -1.0, 1.0),
+                                                          spectral::SpectralAxis::fourier(n[2]));
+    out.grid->setCoordinateMap([geometry](const std::array<double, 3> &q) { return geometry.toCartesian(q); });
+    out.grid->setDerivativeMap(
+        [geometry](const std::array<double, 3> &q, std::array<double, 10> &bundle) { geometry.toCartesianBundle(q, bundle); });
+    out.grid->tabulateDerivativeMap();
+    out.toLogical = [geometry](const std::array<double, 3> &x) -> std::optional<std::array<double, 3>> {
+      return geometry.toCompact(x);
+    };
+    out.unknownFactor = [](const std::array<double, 3> &q) { return q[0] - 1.0; };
+  } else {
+    throw ProblemError("domain map '" + map + "' is not implemented by this runtime (known: box, spherical_shell, "
+                       "two_puncture_compact)");
+  }
+}
+
 /// A face of a map: the logical axis and side it sits on, and its name in boundary conditions.
 struct Face {
   const char *name;
@@ -254,10 +335,7 @@ void solveWithFaces(const tensorium_module_tables &tables, const tensorium_spect
 void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
               const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
               const std::vector<double> &params, const DeclaredProblemOptions &options, DeclaredProblemSolution &out) {
-  const double *b = problem.bounds;
-  out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGaussLobatto(n[0], b[0], b[1]),
-                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[1], b[2], b[3]),
-                                                        spectral::SpectralAxis::chebyshevGaussLobatto(n[2], b[4], b[5]));
+  setUpDomain(out, "box", n, boundsOf(problem), 0.0);
   std::vector<Face> faces;
   for (int f = 0; f < 6; ++f)
     faces.push_back({kBoxFaces[f], f / 2, f % 2});
@@ -277,15 +355,8 @@ void solveSphericalShell(const tensorium_module_tables &tables, const tensorium_
                          const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
                          const std::vector<double> &params, const DeclaredProblemOptions &options,
                          DeclaredProblemSolution &out) {
-  const SphericalShellMap shell(problem.bounds[0], problem.bounds[1]);
-  out.grid = std::make_unique<spectral::SpectralGrid3D>(
-      spectral::SpectralAxis::chebyshevGaussLobatto(n[0], shell.innerRadius(), shell.outerRadius()),
-      spectral::SpectralAxis::chebyshevGauss(n[1], 0.0, M_PI), spectral::SpectralAxis::fourier(n[2]));
-  spectral::SpectralGrid3D &grid = *out.grid;
-  grid.setCoordinateMap([shell](const std::array<double, 3> &q) { return shell.toCartesian(q); });
-  grid.setDerivativeMap(
-      [shell](const std::array<double, 3> &q, std::array<double, 10> &bundle) { shell.toCartesianBundle(q, bundle); });
-  grid.tabulateDerivativeMap();
+  setUpDomain(out, "spherical_shell", n, boundsOf(problem), 0.0);
+  const spectral::SpectralGrid3D &grid = *out.grid;
   const std::vector<Face> faces{{"inner", 0, 0}, {"outer", 0, 1}};
   solveWithFaces(
       tables, problem, system, faces,
@@ -317,14 +388,8 @@ void solveTwoPunctureCompact(const tensorium_module_tables &tables, const tensor
   if (!(b > 0))
     throw ProblemError("the puncture half-separation b must be positive");
   const physics::TwoPunctureGeometry geometry(b);
-  out.grid = std::make_unique<spectral::SpectralGrid3D>(spectral::SpectralAxis::chebyshevGauss(n[0], 0.0, 1.0),
-                                                        spectral::SpectralAxis::chebyshevGauss(n[1], -1.0, 1.0),
-                                                        spectral::SpectralAxis::fourier(n[2]));
-  spectral::SpectralGrid3D &grid = *out.grid;
-  grid.setCoordinateMap([geometry](const std::array<double, 3> &q) { return geometry.toCartesian(q); });
-  grid.setDerivativeMap(
-      [geometry](const std::array<double, 3> &q, std::array<double, 10> &bundle) { geometry.toCartesianBundle(q, bundle); });
-  grid.tabulateDerivativeMap();
+  setUpDomain(out, "two_puncture_compact", n, boundsOf(problem), b);
+  const spectral::SpectralGrid3D &grid = *out.grid;
 
   SpectralResidualProblem p;
   p.grid = &grid;
@@ -387,6 +452,31 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
   else
     solveTwoPunctureCompact(tables, problem, system, n, params, options, out);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+DeclaredProblemSolution restoreDeclaredSolution(const std::string &map, const std::array<int, 3> &resolution,
+                                                const std::array<double, 6> &bounds, double punctureB,
+                                                const std::vector<std::string> &unknownNames, const Vector &solverVariable) {
+  for (int n : resolution)
+    if (n < 1 || n > 512)
+      throw ProblemError("a stored resolution is out of range");
+  DeclaredProblemSolution out;
+  try {
+    setUpDomain(out, map, resolution, bounds, punctureB);
+  } catch (const std::invalid_argument &e) {
+    throw ProblemError(std::string("stored domain: ") + e.what());
+  }
+  if (unknownNames.empty() || static_cast<size_t>(solverVariable.size()) != out.grid->size() * unknownNames.size())
+    throw ProblemError("stored solution has " + std::to_string(solverVariable.size()) + " values for " +
+                       std::to_string(unknownNames.size()) + " unknowns on " + std::to_string(out.grid->size()) + " points");
+  out.unknownNames = unknownNames;
+  out.solverVariable = solverVariable;
+  out.U = solverVariable;
+  for (size_t k = 0; k < unknownNames.size(); ++k)
+    for (size_t p = 0; p < out.grid->size(); ++p)
+      out.U(static_cast<Eigen::Index>(k * out.grid->size() + p)) *= out.unknownFactor(out.grid->logicalPoint(p));
+  out.result.status = NewtonStatus::Converged;
   return out;
 }
 

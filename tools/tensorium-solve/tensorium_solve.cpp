@@ -7,11 +7,13 @@
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
+#include "tensorium_mlir/Problems/SolutionFile.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -25,13 +27,19 @@ namespace {
 const char *kUsage =
     "usage: tensorium-solve FILE.tn [--set NAME=VALUE]... [--resolution n0,n1,n2] [--block NAME]\n"
     "                       [--tolerance T] [--max-iterations N] [--output FILE.csv] [--quiet]\n"
+    "                       [--h5 FILE.h5 [--lattice nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax]]\n"
     "       tensorium-solve --module LIB.so [options]     (a module built with tensorium_add_kernel MODULE)\n"
+    "       tensorium-solve --check-file FILE.h5          (re-interpolate a solution file's lattice)\n"
     "Solves the problem declared in a spectral constraints block: 'unknown', 'residual ... for',\n"
     "'boundary', 'domain' and 'solve' (docs/language.md). --set gives a parameter; --resolution,\n"
     "--tolerance and --max-iterations override the declared ones. Progress per Newton and Krylov\n"
     "iteration goes to stderr (--quiet silences it), the summary to stdout. --output writes the\n"
     "collocation solution as CSV (Cartesian x, y, z and one column per unknown) with a JSON sidecar\n"
     "FILE.csv.json (parameters, resolution, residual, diagnostics such as the ADM mass).\n"
+    "--h5 writes the collocation solution to HDF5 (enough to interpolate anywhere) and, with\n"
+    "--lattice, its values on a Cartesian lattice with an XDMF index FILE.xmf for ParaView/VisIt\n"
+    "(NaN outside the domain). --check-file rebuilds the grid from a file, interpolates at its\n"
+    "lattice and compares with the stored values.\n"
     "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
     "3 Newton did not converge.\n";
 
@@ -59,7 +67,8 @@ std::string jsonString(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string fixture, modulePath, block, output;
+  std::string fixture, modulePath, block, output, h5, checkFile;
+  std::optional<elliptic::Lattice> lattice;
   elliptic::DeclaredProblemOptions options;
   bool quiet = false;
   try {
@@ -93,6 +102,12 @@ int main(int argc, char **argv) {
         options.maxIterations = static_cast<int>(parseInteger(arg, value(), 1, 1000));
       } else if (arg == "--output") {
         output = value();
+      } else if (arg == "--h5") {
+        h5 = value();
+      } else if (arg == "--lattice") {
+        lattice = elliptic::parseLattice(value());
+      } else if (arg == "--check-file") {
+        checkFile = value();
       } else if (arg == "--module") {
         modulePath = value();
       } else if (arg == "--quiet") {
@@ -105,8 +120,19 @@ int main(int argc, char **argv) {
         throw std::invalid_argument("one .tn file at a time (got '" + fixture + "' and '" + arg + "')");
       }
     }
-    if (fixture.empty() == modulePath.empty())
+    if (!checkFile.empty()) {
+      if (!fixture.empty() || !modulePath.empty())
+        throw std::invalid_argument("--check-file takes no program");
+    } else if (fixture.empty() == modulePath.empty()) {
       throw std::invalid_argument("give one FILE.tn or one --module LIB.so");
+    }
+    if (lattice && h5.empty())
+      throw std::invalid_argument("--lattice needs --h5 FILE.h5");
+    if (!h5.empty()) {
+      if (h5.size() < 4 || h5.substr(h5.size() - 3) != ".h5")
+        throw std::invalid_argument("--h5 names a .h5 file");
+      requireWritableOutput("--h5", h5);
+    }
     if (!output.empty()) {
       requireWritableOutput("--output", output);
       requireWritableOutput("--output", output + ".json");
@@ -114,6 +140,34 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) {
     std::cerr << "tensorium-solve: " << e.what() << "\n" << kUsage;
     return 2;
+  }
+
+  if (!checkFile.empty()) {
+    // The stored lattice against a fresh interpolation of the stored collocation solution.
+    try {
+      const elliptic::StoredSolution stored = elliptic::readSolutionFile(checkFile);
+      std::cout << "solution file " << checkFile << ": block " << stored.block << ", map " << stored.solution.map << ", "
+                << stored.solution.resolution[0] << "x" << stored.solution.resolution[1] << "x"
+                << stored.solution.resolution[2] << ", unknowns " << stored.solution.unknownNames.size() << "\n";
+      if (!stored.lattice) {
+        std::cout << "no lattice stored\n";
+        return 0;
+      }
+      const elliptic::LatticeValues again = elliptic::sampleOnLattice(stored.solution, stored.lattice->lattice);
+      size_t differing = 0, compared = 0;
+      for (size_t u = 0; u < again.values.size(); ++u)
+        for (size_t q = 0; q < again.values[u].size(); ++q) {
+          const double a = again.values[u][q], b = stored.lattice->values[u][q];
+          ++compared;
+          if (!(a == b || (std::isnan(a) && std::isnan(b))))
+            ++differing;
+        }
+      std::cout << "lattice values reproduced: " << compared - differing << " of " << compared << " bit for bit\n";
+      return differing == 0 ? 0 : 3;
+    } catch (const std::exception &e) {
+      std::cerr << "tensorium-solve: " << e.what() << "\n";
+      return 2;
+    }
   }
 
   // Compile the fixture into a scratch folder (removed at exit).
@@ -230,6 +284,17 @@ int main(int argc, char **argv) {
         return 2;
       }
       std::cout << "wrote " << output << " and " << output << ".json\n";
+    }
+    if (!h5.empty() && s.result.converged()) {
+      std::optional<elliptic::LatticeValues> values;
+      if (lattice)
+        values = elliptic::sampleOnLattice(s, *lattice);
+      elliptic::writeSolutionFile(h5, problem.block_name, s, values ? &*values : nullptr);
+      std::cout << "wrote " << h5;
+      if (values)
+        std::cout << " (lattice " << lattice->n[0] << "x" << lattice->n[1] << "x" << lattice->n[2] << ", "
+                  << values->outside << " points outside the domain) and its XDMF index";
+      std::cout << "\n";
     }
     return s.result.converged() ? 0 : 3;
   } catch (const std::exception &e) {

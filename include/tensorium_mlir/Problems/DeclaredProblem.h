@@ -7,6 +7,7 @@
 #include "tensorium_mlir/Runtime/SpectralProblemTypes.h"
 
 #include <array>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,9 +37,28 @@ struct DeclaredProblemSolution {
   SpectralNewtonResult result;
   std::string linearSolver;                       // dense or gmres, as used
   double seconds = 0.0;
+  /// The domain, enough to rebuild the grid (restoreDeclaredSolution): map name, resolution,
+  /// box bounds or shell radii, and the two-puncture half separation b.
+  std::string map;
+  std::array<int, 3> resolution{};
+  std::array<double, 6> bounds{};
+  double punctureB = 0.0;
+  /// Cartesian point -> logical grid point; nullopt outside the domain.
+  std::function<std::optional<std::array<double, 3>>(const std::array<double, 3> &)> toLogical;
+  /// Physical unknown = unknownFactor(logical) * solver variable (two-puncture map: A - 1).
+  std::function<double(const std::array<double, 3> &)> unknownFactor;
+
   /// Values of unknown `name` at the collocation points.
   std::vector<double> values(const std::string &name) const;
+  /// Unknown `name` at a Cartesian point by spectral interpolation; NaN outside the domain.
+  double interpolate(const std::string &name, const std::array<double, 3> &x) const;
 };
+
+/// A solution from its stored pieces (a solution file): the grid of the map is rebuilt, no
+/// solve. Throws ProblemError for an unknown map or sizes that do not match.
+DeclaredProblemSolution restoreDeclaredSolution(const std::string &map, const std::array<int, 3> &resolution,
+                                                const std::array<double, 6> &bounds, double punctureB,
+                                                const std::vector<std::string> &unknownNames, const Vector &solverVariable);
 
 /// The problem of `block` among a module's declared problems (empty block: the only one);
 /// throws ProblemError naming the available blocks otherwise.

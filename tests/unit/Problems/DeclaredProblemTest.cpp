@@ -4,10 +4,12 @@
 #include "TensoriumDeclaredProblemTests_kernels.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
+#include "tensorium_mlir/Problems/SolutionFile.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <random>
 
 using namespace tensorium_mlir;
@@ -175,4 +177,45 @@ TEST(DeclaredProblem, SetUpErrorsAreReported) {
   }
   EXPECT_THROW(findDeclaredProblem(tensorium_spectral_problems, TENSORIUM_SPECTRAL_PROBLEM_COUNT, "Other"), ProblemError);
   EXPECT_THROW(findDeclaredProblem(nullptr, 0, ""), ProblemError);
+}
+
+TEST(DeclaredProblem, InterpolationAndSolutionFilesReproduceTheSolution) {
+  DeclaredProblemOptions options;
+  options.resolution = std::array<int, 3>{9, 9, 9};
+  const DeclaredProblemSolution s = solveDeclaredProblem(tables(), problem(), options);
+  ASSERT_TRUE(s.result.converged());
+  // Off the collocation points the spectral interpolant is as accurate as the solution.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int i = 0; i < 50; ++i) {
+    const std::array<double, 3> x{u(rng), u(rng), u(rng)};
+    for (size_t c = 0; c < 3; ++c)
+      EXPECT_NEAR(s.interpolate("W_" + std::to_string(c), x), exact(x)[c], 1e-6);
+  }
+  EXPECT_TRUE(std::isnan(s.interpolate("W_0", {1.5, 0.0, 0.0}))); // outside the box
+
+  std::string dir = (std::filesystem::temp_directory_path() / "tensorium-solution-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  const Lattice lattice = parseLattice("5,6,7:-1,1,-1,1,-1,1.5");
+  const LatticeValues values = sampleOnLattice(s, lattice);
+  EXPECT_EQ(values.outside, 2u * 5u * 6u); // the planes z = 1.083 and z = 1.5 lie outside
+  writeSolutionFile(dir + "/w.h5", "VectorPoisson", s, &values);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/w.xmf"));
+  const StoredSolution stored = readSolutionFile(dir + "/w.h5");
+  EXPECT_EQ(stored.block, "VectorPoisson");
+  ASSERT_TRUE(stored.lattice.has_value());
+  EXPECT_EQ(stored.solution.unknownNames, s.unknownNames);
+  EXPECT_EQ(stored.solution.U, s.U); // bitwise
+  const LatticeValues again = sampleOnLattice(stored.solution, stored.lattice->lattice);
+  for (size_t c = 0; c < 3; ++c)
+    for (size_t q = 0; q < again.values[c].size(); ++q) {
+      const double a = again.values[c][q], b = values.values[c][q];
+      EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << q;
+    }
+  EXPECT_THROW(parseLattice("5,6:-1,1,-1,1,-1,1"), ProblemError);
+  EXPECT_THROW(parseLattice("5,6,1:-1,1,-1,1,-1,1"), ProblemError);
+  EXPECT_THROW(parseLattice("5,6,7:-1,1,1,-1,-1,1"), ProblemError);
+  EXPECT_THROW(readSolutionFile(dir + "/w.xmf"), ProblemError);
+  EXPECT_THROW(readSolutionFile(dir + "/missing.h5"), ProblemError);
+  std::filesystem::remove_all(dir);
 }
