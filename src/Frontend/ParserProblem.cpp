@@ -117,31 +117,13 @@ void Parser::parseBoundary(ComputeBlock &block) {
 }
 
 void Parser::parseDomain(ComputeBlock &block) {
-  Token kw = consume();
-  Token open = expect(TokenKind::LBrace, "after 'domain'");
   DomainDecl domain;
-  for (;;) {
-    skipNewlines();
-    if (current().is(TokenKind::RBrace))
-      break;
-    if (current().is(TokenKind::EndOfFile)) {
-      diags_.error(current().range, "expected '}' to close the 'domain' block");
-      diags_.note(open.range, "block opened here");
-      throw ParseError{};
-    }
-    if (diags_.limitReached())
-      return;
-    try {
-      Token key = expectIdentifier("a domain setting (map, resolution, bounds)");
-      parseProblemSetting(key, "domain", &domain, nullptr);
-    } catch (ParseError &) {
-      recoverWithinBlock();
-    }
-  }
-  Token close = consume();
-  domain.range = SourceRange::join(kw.range, close.range);
+  const SourceRange range = parseSettingsBlock("domain", "a domain setting (map, resolution, bounds)", &domain, nullptr);
+  if (diags_.limitReached())
+    return;
+  domain.range = range;
   if (block.domain) {
-    diags_.error(kw.range, "duplicate 'domain' in constraints block '" + block.name + "'");
+    diags_.error(range, "duplicate 'domain' in constraints block '" + block.name + "'");
     diags_.note(block.domain->range, "previous 'domain' is here");
   } else {
     block.domain = std::move(domain);
@@ -150,36 +132,43 @@ void Parser::parseDomain(ComputeBlock &block) {
 }
 
 void Parser::parseSolve(ComputeBlock &block) {
-  Token kw = consume();
-  Token open = expect(TokenKind::LBrace, "after 'solve'");
   SolveDecl solve;
-  for (;;) {
-    skipNewlines();
-    if (current().is(TokenKind::RBrace))
-      break;
-    if (current().is(TokenKind::EndOfFile)) {
-      diags_.error(current().range, "expected '}' to close the 'solve' block");
-      diags_.note(open.range, "block opened here");
-      throw ParseError{};
-    }
-    if (diags_.limitReached())
-      return;
-    try {
-      Token key = expectIdentifier("a solve setting");
-      parseProblemSetting(key, "solve", nullptr, &solve);
-    } catch (ParseError &) {
-      recoverWithinBlock();
-    }
-  }
-  Token close = consume();
-  solve.range = SourceRange::join(kw.range, close.range);
+  const SourceRange range = parseSettingsBlock("solve", "a solve setting", nullptr, &solve);
+  if (diags_.limitReached())
+    return;
+  solve.range = range;
   if (block.solve) {
-    diags_.error(kw.range, "duplicate 'solve' in constraints block '" + block.name + "'");
+    diags_.error(range, "duplicate 'solve' in constraints block '" + block.name + "'");
     diags_.note(block.solve->range, "previous 'solve' is here");
   } else {
     block.solve = std::move(solve);
   }
   expectEndOfStatement("the 'solve' block");
+}
+
+SourceRange Parser::parseSettingsBlock(const char *word, const char *settingContext, DomainDecl *domain, SolveDecl *solve) {
+  Token kw = consume();
+  Token open = expect(TokenKind::LBrace, (std::string("after '") + word + "'").c_str());
+  for (;;) {
+    skipNewlines();
+    if (current().is(TokenKind::RBrace))
+      break;
+    if (current().is(TokenKind::EndOfFile)) {
+      diags_.error(current().range, std::string("expected '}' to close the '") + word + "' block");
+      diags_.note(open.range, "block opened here");
+      throw ParseError{};
+    }
+    if (diags_.limitReached())
+      return kw.range;
+    try {
+      Token key = expectIdentifier(settingContext);
+      parseProblemSetting(key, word, domain, solve);
+    } catch (ParseError &) {
+      recoverWithinBlock();
+    }
+  }
+  Token close = consume();
+  return SourceRange::join(kw.range, close.range);
 }
 
 void Parser::parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve) {

@@ -53,6 +53,8 @@ private:
   void parseDomain(ComputeBlock &block);
   void parseSolve(ComputeBlock &block);
   void parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve);
+  /// `word { key = value ... }` into `domain` or `solve`; returns the block's range.
+  SourceRange parseSettingsBlock(const char *word, const char *settingContext, DomainDecl *domain, SolveDecl *solve);
 
   // expressions
   ExprPtr parseExpr();

@@ -2,6 +2,7 @@
 // fixtures/elliptic/ctt_coupled_box_3d.tn, against its manufactured solution
 //   u = 0.2 sin(x) cos(y) exp(z/2),  W = (0.2 sin(y), 0.1 cos(x z), 0.15 exp(x) sin(y)).
 #include "TensoriumCoupledProblemTests_kernels.h"
+#include "GeneratedTables.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
 
@@ -14,16 +15,7 @@ using namespace tensorium_mlir::elliptic;
 
 namespace {
 
-const tensorium_module_tables &tables() {
-  static const tensorium_module_tables t = {
-      TENSORIUM_ABI_VERSION, TENSORIUM_DIMENSION, tensorium_param_names, TENSORIUM_PARAM_COUNT,
-      tensorium_host_kernels, TENSORIUM_HOST_KERNEL_COUNT, tensorium_host_buffers, TENSORIUM_HOST_BUFFER_COUNT,
-      tensorium_host_kernel_adapters, TENSORIUM_HOST_KERNEL_ADAPTER_COUNT,
-      tensorium_spectral_residual_kernels, TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT,
-      tensorium_spectral_residual_grid_kernels, TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT,
-      tensorium_spectral_residual_systems, TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT};
-  return t;
-}
+const tensorium_module_tables &tables() { return generatedModuleTables(); }
 
 const tensorium_spectral_problem_desc &problem() {
   return findDeclaredProblem(tensorium_spectral_problems, TENSORIUM_SPECTRAL_PROBLEM_COUNT, "ConformalTT");

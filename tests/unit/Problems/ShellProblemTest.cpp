@@ -2,6 +2,7 @@
 // declared vector Poisson problem on a shell (fixtures/elliptic/vector_poisson_shell_3d.tn:
 // Dirichlet inside, Robin W + r dW/dr = g outside) against its manufactured solution.
 #include "TensoriumShellProblemTests_kernels.h"
+#include "GeneratedTables.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
 #include "tensorium_mlir/Problems/DomainMaps.h"
@@ -15,16 +16,7 @@ using namespace tensorium_mlir::elliptic;
 
 namespace {
 
-const tensorium_module_tables &tables() {
-  static const tensorium_module_tables t = {
-      TENSORIUM_ABI_VERSION, TENSORIUM_DIMENSION, tensorium_param_names, TENSORIUM_PARAM_COUNT,
-      tensorium_host_kernels, TENSORIUM_HOST_KERNEL_COUNT, tensorium_host_buffers, TENSORIUM_HOST_BUFFER_COUNT,
-      tensorium_host_kernel_adapters, TENSORIUM_HOST_KERNEL_ADAPTER_COUNT,
-      tensorium_spectral_residual_kernels, TENSORIUM_SPECTRAL_RESIDUAL_KERNEL_COUNT,
-      tensorium_spectral_residual_grid_kernels, TENSORIUM_SPECTRAL_RESIDUAL_GRID_KERNEL_COUNT,
-      tensorium_spectral_residual_systems, TENSORIUM_SPECTRAL_RESIDUAL_SYSTEM_COUNT};
-  return t;
-}
+const tensorium_module_tables &tables() { return generatedModuleTables(); }
 
 } // namespace
 
