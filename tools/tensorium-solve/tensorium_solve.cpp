@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <optional>
 #include <iostream>
 #include <sstream>
@@ -28,8 +30,9 @@ const char *kUsage =
     "usage: tensorium-solve FILE.tn [--set NAME=VALUE]... [--resolution n0,n1,n2] [--block NAME]\n"
     "                       [--tolerance T] [--max-iterations N] [--output FILE.csv] [--quiet]\n"
     "                       [--h5 FILE.h5 [--lattice nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax]]\n"
+    "                       [--points P.csv --points-output OUT.csv]\n"
     "       tensorium-solve --module LIB.so [options]     (a module built with tensorium_add_kernel MODULE)\n"
-    "       tensorium-solve --check-file FILE.h5          (re-interpolate a solution file's lattice)\n"
+    "       tensorium-solve --check-file FILE.h5 [--points P.csv --points-output OUT.csv]\n"
     "Solves the problem declared in a spectral constraints block: 'unknown', 'residual ... for',\n"
     "'boundary', 'domain' and 'solve' (docs/language.md). --set gives a parameter; --resolution,\n"
     "--tolerance and --max-iterations override the declared ones. Progress per Newton and Krylov\n"
@@ -39,7 +42,10 @@ const char *kUsage =
     "--h5 writes the collocation solution to HDF5 (enough to interpolate anywhere) and, with\n"
     "--lattice, its values on a Cartesian lattice with an XDMF index FILE.xmf for ParaView/VisIt\n"
     "(NaN outside the domain). --check-file rebuilds the grid from a file, interpolates at its\n"
-    "lattice and compares with the stored values.\n"
+    "lattice and compares with the stored values. --points reads Cartesian points (x,y,z per line;\n"
+    "'#' comments and a header line allowed) and writes every unknown interpolated there to\n"
+    "--points-output (x,y,z and one column per unknown; nan outside the domain), after a solve or\n"
+    "from a solution file.\n"
     "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
     "3 Newton did not converge.\n";
 
@@ -57,6 +63,60 @@ std::string short3(double v) {
   return buffer;
 }
 
+/// Cartesian points from a CSV file: x,y,z per line; blank lines, '#' comments and one
+/// leading header line are skipped. Throws with FILE:LINE on anything else.
+std::vector<std::array<double, 3>> readPoints(const std::string &path) {
+  std::ifstream in(path);
+  if (!in)
+    throw std::runtime_error("cannot read points file '" + path + "'");
+  std::vector<std::array<double, 3>> points;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos || line[line.find_first_not_of(" \t")] == '#')
+      continue;
+    const bool header = points.empty() && line.find_first_of("xyzXYZ") != std::string::npos &&
+                        line.find_first_of("0123456789") == std::string::npos;
+    if (header)
+      continue;
+    try {
+      const std::vector<double> v = parseNumbers(path + ":" + std::to_string(number), line, 3);
+      points.push_back({v[0], v[1], v[2]});
+    } catch (const std::exception &e) {
+      throw std::runtime_error(std::string(e.what()) + " (expected x,y,z)");
+    }
+    if (points.size() > 10000000)
+      throw std::runtime_error("'" + path + "' has more than 10 million points");
+  }
+  if (points.empty())
+    throw std::runtime_error("'" + path + "' holds no points");
+  return points;
+}
+
+/// Every unknown of `s` at the points, as CSV; returns the number of points outside the domain.
+size_t writePointValues(const elliptic::DeclaredProblemSolution &s, const std::vector<std::array<double, 3>> &points,
+                        const std::string &path) {
+  std::ostringstream csv;
+  csv << "x,y,z";
+  for (const std::string &name : s.unknownNames)
+    csv << "," << name;
+  csv << "\n";
+  size_t outside = 0;
+  for (const auto &x : points) {
+    csv << number(x[0]) << "," << number(x[1]) << "," << number(x[2]);
+    bool out = false;
+    for (const std::string &name : s.unknownNames) {
+      const double v = s.interpolate(name, x);
+      out = out || std::isnan(v);
+      csv << "," << (std::isnan(v) ? std::string("nan") : number(v));
+    }
+    csv << "\n";
+    outside += out ? 1 : 0;
+  }
+  if (!writeFileAtomically(path, csv.str()))
+    throw std::runtime_error("cannot write '" + path + "'");
+  return outside;
+}
+
 std::string jsonString(const std::string &s) {
   std::string out = "\"";
   for (char c : s)
@@ -67,7 +127,7 @@ std::string jsonString(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string fixture, modulePath, block, output, h5, checkFile;
+  std::string fixture, modulePath, block, output, h5, checkFile, pointsFile, pointsOutput;
   std::optional<elliptic::Lattice> lattice;
   elliptic::DeclaredProblemOptions options;
   bool quiet = false;
@@ -106,6 +166,10 @@ int main(int argc, char **argv) {
         h5 = value();
       } else if (arg == "--lattice") {
         lattice = elliptic::parseLattice(value());
+      } else if (arg == "--points") {
+        pointsFile = value();
+      } else if (arg == "--points-output") {
+        pointsOutput = value();
       } else if (arg == "--check-file") {
         checkFile = value();
       } else if (arg == "--module") {
@@ -126,6 +190,10 @@ int main(int argc, char **argv) {
     } else if (fixture.empty() == modulePath.empty()) {
       throw std::invalid_argument("give one FILE.tn or one --module LIB.so");
     }
+    if (pointsFile.empty() != pointsOutput.empty())
+      throw std::invalid_argument("--points and --points-output go together");
+    if (!pointsOutput.empty())
+      requireWritableOutput("--points-output", pointsOutput);
     if (lattice && h5.empty())
       throw std::invalid_argument("--lattice needs --h5 FILE.h5");
     if (!h5.empty()) {
@@ -145,7 +213,14 @@ int main(int argc, char **argv) {
   if (!checkFile.empty()) {
     // The stored lattice against a fresh interpolation of the stored collocation solution.
     try {
+      const std::vector<std::array<double, 3>> points =
+          pointsFile.empty() ? std::vector<std::array<double, 3>>{} : readPoints(pointsFile);
       const elliptic::StoredSolution stored = elliptic::readSolutionFile(checkFile);
+      if (!pointsFile.empty()) {
+        const size_t outside = writePointValues(stored.solution, points, pointsOutput);
+        std::cout << "wrote " << pointsOutput << " (" << points.size() << " points, " << outside
+                  << " outside the domain)\n";
+      }
       std::cout << "solution file " << checkFile << ": block " << stored.block << ", map " << stored.solution.map << ", "
                 << stored.solution.resolution[0] << "x" << stored.solution.resolution[1] << "x"
                 << stored.solution.resolution[2] << ", unknowns " << stored.solution.unknownNames.size() << "\n";
@@ -153,6 +228,8 @@ int main(int argc, char **argv) {
         std::cout << "no lattice stored\n";
         return 0;
       }
+      if (!pointsFile.empty())
+        return 0; // evaluated at the caller's points; the lattice check is the other use
       const elliptic::LatticeValues again = elliptic::sampleOnLattice(stored.solution, stored.lattice->lattice);
       size_t differing = 0, compared = 0;
       for (size_t u = 0; u < again.values.size(); ++u)
@@ -197,6 +274,14 @@ int main(int argc, char **argv) {
     }
   }
 
+  std::vector<std::array<double, 3>> points;
+  try {
+    if (!pointsFile.empty())
+      points = readPoints(pointsFile);
+  } catch (const std::exception &e) {
+    std::cerr << "tensorium-solve: " << e.what() << "\n";
+    return 2;
+  }
   try {
     runtime::KernelModule module(modulePath);
     int32_t count = 0;
@@ -295,6 +380,10 @@ int main(int argc, char **argv) {
         std::cout << " (lattice " << lattice->n[0] << "x" << lattice->n[1] << "x" << lattice->n[2] << ", "
                   << values->outside << " points outside the domain) and its XDMF index";
       std::cout << "\n";
+    }
+    if (!pointsFile.empty() && s.result.converged()) {
+      const size_t outside = writePointValues(s, points, pointsOutput);
+      std::cout << "wrote " << pointsOutput << " (" << points.size() << " points, " << outside << " outside the domain)\n";
     }
     return s.result.converged() ? 0 : 3;
   } catch (const std::exception &e) {
