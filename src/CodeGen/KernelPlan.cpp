@@ -1,5 +1,6 @@
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
 #include "tensorium_mlir/CodeGen/GraphSimplify.h"
+#include "tensorium_mlir/Frontend/EllipticProblem.h"
 #include "tensorium_mlir/Frontend/Sema.h"
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
@@ -1307,11 +1308,10 @@ private:
   }
 
   static std::vector<SpectralBundle> bundlesOf(const FieldDecl *f) {
-    if (tensorTypeRank(f->type) == 0)
-      return {{f, 0, f->name}};
     std::vector<SpectralBundle> out;
-    for (unsigned c = 0; c < f->componentCount; ++c)
-      out.push_back({f, static_cast<int>(c), f->name + "_" + std::to_string(c)});
+    int c = 0;
+    for (std::string &name : spectralComponentNames(*f))
+      out.push_back({f, c++, std::move(name)});
     return out;
   }
 
@@ -1396,21 +1396,19 @@ private:
     for (const BoundaryCondition &bc : block.boundaries) {
       if (!bc.target || !bc.target->field)
         continue;
-      const FieldDecl &f = *bc.target->field;
-      const bool vector = tensorTypeRank(f.type) == 1;
-      const unsigned components = vector ? f.componentCount : 1;
-      for (unsigned c = 0; c < components; ++c) {
+      const std::vector<std::string> unknowns = spectralComponentNames(*bc.target->field);
+      for (size_t c = 0; c < unknowns.size(); ++c) {
         Scalarizer::Env env;
         if (bc.unknownHasIndexList && !bc.unknownIndices.empty())
           env[bc.unknownIndices[0].name] = static_cast<int>(c);
         const NodeId a = bc.kind == BoundaryKind::Robin ? s.eval(*bc.a, env) : g.constant(1.0);
         const NodeId b = bc.kind == BoundaryKind::Robin ? s.eval(*bc.b, env) : g.constant(0.0);
         const NodeId value = s.eval(*bc.value, env);
-        const std::string unknown = vector ? f.name + "_" + std::to_string(c) : f.name;
+        const std::string &unknown = unknowns[c];
 
         KernelPlan plan;
         plan.family = KernelFamily::InitGrid;
-        plan.symbol = std::string(abi::kSymbolSpectralBoundaryPrefix) + unknown + "_" + bc.face;
+        plan.symbol = abi::spectralBoundarySymbol(unknown, bc.face);
         plan.kind = std::string(abi::kKindSpectralBoundaryGrid);
         plan.loop = LoopStyle::Scf;
         plan.constraintBlock = block.name;

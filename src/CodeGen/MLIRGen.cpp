@@ -899,19 +899,10 @@ static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const
     if (block.kind != frontend::ComputeKind::Constraints || block.unknowns.empty())
       continue;
     const frontend::EllipticProblemInfo info = frontend::describeEllipticProblem(block, source.sim);
-    auto componentNames = [](const frontend::FieldDecl &f) {
-      std::vector<std::string> out;
-      if (frontend::tensorTypeRank(f.type) == 0)
-        out.push_back(f.name);
-      else
-        for (unsigned c = 0; c < f.componentCount; ++c)
-          out.push_back(f.name + "_" + std::to_string(c));
-      return out;
-    };
     llvm::SmallVector<mlir::Attribute> unknowns, boundaries;
     for (const frontend::UnknownDecl &u : block.unknowns)
       if (u.field)
-        for (const std::string &n : componentNames(*u.field))
+        for (const std::string &n : frontend::spectralComponentNames(*u.field))
           unknowns.push_back(builder.getStringAttr(n));
     const std::vector<frontend::DomainFace> faces = frontend::domainFaces(info.map);
     for (const frontend::BoundaryCondition &bc : block.boundaries) {
@@ -920,11 +911,11 @@ static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const
       auto face = std::find_if(faces.begin(), faces.end(), [&](const frontend::DomainFace &f) { return f.name == bc.face; });
       if (face == faces.end())
         continue;
-      for (const std::string &n : componentNames(*bc.target->field))
+      for (const std::string &n : frontend::spectralComponentNames(*bc.target->field))
         boundaries.push_back(builder.getDictionaryAttr({
             builder.getNamedAttr("axis", builder.getI64IntegerAttr(face->axis)),
             builder.getNamedAttr("face", builder.getStringAttr(bc.face)),
-            builder.getNamedAttr("kernel", builder.getStringAttr(std::string(abi::kSymbolSpectralBoundaryPrefix) + n + "_" + bc.face)),
+            builder.getNamedAttr("kernel", builder.getStringAttr(abi::spectralBoundarySymbol(n, bc.face))),
             builder.getNamedAttr("kind", builder.getStringAttr(bc.kind == frontend::BoundaryKind::Robin ? "robin" : "dirichlet")),
             builder.getNamedAttr("side", builder.getI64IntegerAttr(face->side)),
             builder.getNamedAttr("unknown", builder.getStringAttr(n)),

@@ -368,15 +368,26 @@ void applyBoundaryRows(const SpectralResidualSystemProblem &sys, int32_t e, cons
   if (sys.boundaryRows.empty())
     return;
   const auto &rows = sys.boundaryRows[static_cast<size_t>(sys.system->equation_unknown[e])];
-  const spectral::DerivativeBundle b = sys.grid->physicalBundle(std::span<const double>(u.data(), static_cast<size_t>(u.size())));
-  for (size_t p = 0; p < sys.grid->size(); ++p) {
+  // Rows need gradients at boundary points only: three logical first derivatives over the grid,
+  // then the derivative map at those points (physical first derivatives depend on the logical
+  // first derivatives alone).
+  const size_t n = sys.grid->size();
+  const std::span<const double> values(u.data(), n);
+  std::array<std::vector<double>, 3> logical;
+  for (int a = 0; a < 3; ++a) {
+    logical[static_cast<size_t>(a)].resize(n);
+    sys.grid->applyDerivative(a, 1, values, logical[static_cast<size_t>(a)]);
+  }
+  for (size_t p = 0; p < n; ++p) {
     if (!sys.boundaryMask[p])
       continue;
+    std::array<double, 10> bundle{values[p], logical[0][p], logical[1][p], logical[2][p]};
+    sys.grid->applyDerivativeMap(p, bundle);
     const auto &r = rows[p];
-    double row = r.a * u(static_cast<Eigen::Index>(p));
-    for (int k = 0; k < 3; ++k)
-      if (r.gradient[static_cast<size_t>(k)] != 0.0)
-        row += r.gradient[static_cast<size_t>(k)] * b.slot[static_cast<size_t>(1 + k)][p];
+    double row = r.a * values[p];
+    for (size_t k = 0; k < 3; ++k)
+      if (r.gradient[k] != 0.0)
+        row += r.gradient[k] * bundle[1 + k];
     out(static_cast<Eigen::Index>(p)) = linearised ? row : row - r.value;
   }
 }

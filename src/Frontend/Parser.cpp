@@ -15,7 +15,14 @@ constexpr unsigned kMaxNesting = 200;
 constexpr unsigned kMaxTreeHeight = 1500;
 unsigned heightOf(const Expr &e) { return e.height; }
 
-std::string describe(const Token &t) {
+std::string describe(const Token &t) { return describeToken(t); }
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.size() > prefix.size() && s.substr(0, prefix.size()) == prefix;
+}
+} // namespace
+
+std::string describeToken(const Token &t) {
   switch (t.kind) {
   case TokenKind::Identifier: return "identifier '" + std::string(t.text) + "'";
   case TokenKind::Number: return "number '" + std::string(t.text) + "'";
@@ -24,10 +31,25 @@ std::string describe(const Token &t) {
   }
 }
 
-bool startsWith(std::string_view s, std::string_view prefix) {
-  return s.size() > prefix.size() && s.substr(0, prefix.size()) == prefix;
+Token Parser::parseSettingWord(const Token &key) {
+  Token v = current();
+  if (!v.is(TokenKind::Identifier))
+    fail(v.range, "expected a name as the value of '" + std::string(key.text) + "', found " + describe(v));
+  consume();
+  return v;
 }
-} // namespace
+
+double Parser::parseSettingNumber(const Token &key, SourceRange &range) {
+  Token first = current();
+  bool negative = consumeIf(TokenKind::Minus);
+  Token v = current();
+  if (!v.is(TokenKind::Number))
+    fail(v.range, "expected a number as the value of '" + std::string(key.text) + "', found " + describe(v));
+  consume();
+  range = SourceRange::join(first.range, v.range);
+  double value = std::strtod(std::string(v.text).c_str(), nullptr);
+  return negative ? -value : value;
+}
 
 Parser::Parser(const SourceManager &sources, DiagnosticEngine &diags)
     : sources_(sources), diags_(diags) {
@@ -359,33 +381,9 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
   std::string_view sec(section);
   expect(TokenKind::Equal, ("after '" + keyText + "'").c_str());
 
-  auto mark = [&](auto &setting, SourceRange valueRange) {
-    if (setting.present) {
-      diags_.error(key.range, "duplicate setting '" + keyText + "'");
-      diags_.note(setting.keyRange, "previous setting is here");
-    }
-    setting.present = true;
-    setting.keyRange = key.range;
-    setting.valueRange = valueRange;
-  };
-  auto word = [&]() {
-    Token v = current();
-    if (!v.is(TokenKind::Identifier))
-      fail(v.range, "expected a name as the value of '" + keyText + "', found " + describe(v));
-    consume();
-    return v;
-  };
-  auto number = [&](SourceRange &range) {
-    Token first = current();
-    bool negative = consumeIf(TokenKind::Minus);
-    Token v = current();
-    if (!v.is(TokenKind::Number))
-      fail(v.range, "expected a number as the value of '" + keyText + "', found " + describe(v));
-    consume();
-    range = SourceRange::join(first.range, v.range);
-    double value = std::strtod(std::string(v.text).c_str(), nullptr);
-    return negative ? -value : value;
-  };
+  auto mark = [&](auto &setting, SourceRange valueRange) { markSetting(setting, key, valueRange); };
+  auto word = [&]() { return parseSettingWord(key); };
+  auto number = [&](SourceRange &range) { return parseSettingNumber(key, range); };
 
   if (sec == "simulation" && keyText == "coordinates") {
     Token v = word();

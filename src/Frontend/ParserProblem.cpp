@@ -7,16 +7,6 @@
 
 namespace tensorium_mlir::frontend {
 
-namespace {
-std::string spell(const Token &t) {
-  switch (t.kind) {
-  case TokenKind::Identifier: return "identifier '" + std::string(t.text) + "'";
-  case TokenKind::Number: return "number '" + std::string(t.text) + "'";
-  case TokenKind::Newline: return t.text == ";" ? "';'" : "end of line";
-  default: return tokenKindSpelling(t.kind);
-  }
-}
-} // namespace
 
 bool Parser::parseProblemDeclaration(ComputeBlock &block) {
   const Token &t = current();
@@ -174,38 +164,15 @@ SourceRange Parser::parseSettingsBlock(const char *word, const char *settingCont
 void Parser::parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve) {
   const std::string keyText(key.text);
   expect(TokenKind::Equal, ("after '" + keyText + "'").c_str());
-  auto mark = [&](auto &setting, SourceRange valueRange) {
-    if (setting.present) {
-      diags_.error(key.range, "duplicate setting '" + keyText + "'");
-      diags_.note(setting.keyRange, "previous setting is here");
-    }
-    setting.present = true;
-    setting.keyRange = key.range;
-    setting.valueRange = valueRange;
-  };
-  auto word = [&](auto &setting) {
-    Token v = current();
-    if (!v.is(TokenKind::Identifier))
-      fail(v.range, "expected a name as the value of '" + keyText + "', found " + spell(v));
-    consume();
-    mark(setting, v.range);
+  auto word = [&](Setting<std::string> &setting) {
+    Token v = parseSettingWord(key);
+    markSetting(setting, key, v.range);
     setting.value = std::string(v.text);
-  };
-  auto number = [&](SourceRange &range) {
-    Token first = current();
-    bool negative = consumeIf(TokenKind::Minus);
-    Token v = current();
-    if (!v.is(TokenKind::Number))
-      fail(v.range, "expected a number as the value of '" + keyText + "', found " + spell(v));
-    consume();
-    range = SourceRange::join(first.range, v.range);
-    double value = std::strtod(std::string(v.text).c_str(), nullptr);
-    return negative ? -value : value;
   };
   auto scalar = [&](Setting<double> &setting) {
     SourceRange r;
-    double value = number(r);
-    mark(setting, r);
+    const double value = parseSettingNumber(key, r);
+    markSetting(setting, key, r);
     setting.value = value;
   };
   auto list = [&](Setting<std::vector<double>> &setting, std::vector<SourceRange> *entries) {
@@ -216,7 +183,7 @@ void Parser::parseProblemSetting(const Token &key, const char *section, DomainDe
     if (!current().is(TokenKind::RBracket)) {
       for (;;) {
         SourceRange r;
-        values.push_back(number(r));
+        values.push_back(parseSettingNumber(key, r));
         if (entries)
           entries->push_back(r);
         if (consumeIf(TokenKind::Comma))
@@ -225,7 +192,7 @@ void Parser::parseProblemSetting(const Token &key, const char *section, DomainDe
       }
     }
     Token close = expect(TokenKind::RBracket, ("to close the list of '" + keyText + "'").c_str());
-    mark(setting, SourceRange::join(open.range, close.range));
+    markSetting(setting, key, SourceRange::join(open.range, close.range));
     setting.value = std::move(values);
   };
 

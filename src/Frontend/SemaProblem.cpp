@@ -9,6 +9,15 @@
 
 namespace tensorium_mlir::frontend {
 
+std::vector<std::string> spectralComponentNames(const FieldDecl &field) {
+  if (tensorTypeRank(field.type) == 0)
+    return {field.name};
+  std::vector<std::string> out;
+  for (unsigned c = 0; c < field.componentCount; ++c)
+    out.push_back(field.name + "_" + std::to_string(c));
+  return out;
+}
+
 const std::vector<std::string> &knownDomainMaps() {
   static const std::vector<std::string> maps{"box", "spherical_shell", "two_puncture_compact"};
   return maps;

@@ -96,6 +96,15 @@ void emitIntArray(std::ostream &os, const std::string &name, const std::vector<i
   os << "};\n";
 }
 
+/// The residual systems in table order: constraint blocks by their first spectral point kernel.
+std::vector<std::string> spectralSystemBlocks(const HostModuleABI &abi) {
+  std::vector<std::string> blocks;
+  for (const HostKernelABI &k : abi.kernels)
+    if (k.kind == kKindSpectralResidual && std::find(blocks.begin(), blocks.end(), k.constraintBlock) == blocks.end())
+      blocks.push_back(k.constraintBlock);
+  return blocks;
+}
+
 /// Point, JVP and grid adapters from the callback ABI to the generated spectral kernels, and
 /// the kernel, grid-kernel and system tables.
 void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
@@ -192,10 +201,7 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
   os << "};\n\n";
 
   // Systems: one per constraints block, unknowns = primary unknowns in equation order.
-  std::vector<std::string> blocks;
-  for (const HostKernelABI *k : points)
-    if (std::find(blocks.begin(), blocks.end(), k->constraintBlock) == blocks.end())
-      blocks.push_back(k->constraintBlock);
+  const std::vector<std::string> blocks = spectralSystemBlocks(abi);
   for (size_t b = 0; b < blocks.size(); ++b) {
     std::vector<std::string> unknowns, residuals, auxNames;
     std::vector<int> equationUnknown, pointIndex, gridIndex, auxOffset{0}, auxUnknown;
@@ -267,12 +273,7 @@ void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
   if (abi.spectralProblems.empty())
     return;
   os << kSpectralProblemTypesText << "\n";
-  // System order of emitSpectralTables: constraint blocks by first spectral point kernel.
-  std::vector<std::string> blocks;
-  for (const HostKernelABI &k : abi.kernels)
-    if (k.kind == kKindSpectralResidual &&
-        std::find(blocks.begin(), blocks.end(), k.constraintBlock) == blocks.end())
-      blocks.push_back(k.constraintBlock);
+  const std::vector<std::string> blocks = spectralSystemBlocks(abi);
   auto kernelIndex = [&](const std::string &symbol) {
     for (size_t i = 0; i < abi.kernels.size(); ++i)
       if (abi.kernels[i].symbol == symbol)

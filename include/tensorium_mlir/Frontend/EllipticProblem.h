@@ -17,6 +17,10 @@ struct DomainFace {
   int side = 0;
 };
 
+/// Names of a field's spectral unknowns: the field itself when scalar, W_0, W_1, ... for the
+/// components of a vector (the names of bundles, residual kernels and descriptor entries).
+std::vector<std::string> spectralComponentNames(const FieldDecl &field);
+
 /// Maps implemented by the runtime, selected by name in `domain { map = ... }`.
 const std::vector<std::string> &knownDomainMaps();
 /// Faces of a map (empty for an unknown map).

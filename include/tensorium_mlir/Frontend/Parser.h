@@ -43,6 +43,18 @@ private:
   // pieces
   std::vector<IndexName> parseIndexList();
   void parseSimulationSetting(SimulationBlock &sim, const Token &key, const char *section);
+  // values of `key = value` settings (simulation, domain and solve blocks)
+  template <typename T> void markSetting(Setting<T> &setting, const Token &key, SourceRange valueRange) {
+    if (setting.present) {
+      diags_.error(key.range, "duplicate setting '" + std::string(key.text) + "'");
+      diags_.note(setting.keyRange, "previous setting is here");
+    }
+    setting.present = true;
+    setting.keyRange = key.range;
+    setting.valueRange = valueRange;
+  }
+  Token parseSettingWord(const Token &key);
+  double parseSettingNumber(const Token &key, SourceRange &range);
   void parseMetric4(InitialDataBlock &block);
   void parseSplit(InitialDataBlock &block);
   Stmt parseStatement(bool allowDtAndResidual);
@@ -72,6 +84,9 @@ private:
   size_t pos_ = 0;
   unsigned depth_ = 0;
 };
+
+/// "identifier 'x'", "number '1'", "end of line", ...: a token as diagnostics name it.
+std::string describeToken(const Token &t);
 
 /// Lex and parse a buffer.
 Module parseModule(const SourceManager &sources, DiagnosticEngine &diags);

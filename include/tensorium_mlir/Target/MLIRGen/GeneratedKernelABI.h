@@ -2,6 +2,7 @@
 // The one place that spells the generated-kernel ABI v3: version, attribute names, symbol
 // names, kind tags and the rank-1 memref descriptor. Pure C++ so runtime code can include it.
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace tensorium_mlir::abi {
@@ -101,6 +102,9 @@ constexpr bool isInitGridKind(std::string_view kind) {
 /// whose coordinates it is given.
 inline constexpr std::string_view kSymbolSpectralBoundaryPrefix = "tensorium_spectral_boundary_";
 inline constexpr std::string_view kKindSpectralBoundaryGrid = "spectral_boundary_grid";
+inline std::string spectralBoundarySymbol(const std::string &unknown, const std::string &face) {
+  return std::string(kSymbolSpectralBoundaryPrefix) + unknown + "_" + face;
+}
 /// Grid kernels over a flat list of points whose coordinates are buffers.
 constexpr bool isFlatPointGridKind(std::string_view kind) {
   return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid;
