@@ -97,7 +97,7 @@ SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path) 
   if (path_.size() < 4 || path_.substr(path_.size() - 3) != ".h5")
     throw DistributedError("output file '" + path_ + "' must end in .h5");
   xdmf_ = path_.substr(0, path_.size() - 3) + ".xmf";
-  Viewer v(e.grid().comm(), path_, FILE_MODE_WRITE);
+  Viewer v(e.grid().comm(), partialPath(), FILE_MODE_WRITE);
   writeString(v, "/", "tensorium_layout", evolutionLayout(e));
 }
 
@@ -105,7 +105,7 @@ void SnapshotWriter::write(const DistributedEvolution &e) {
   char group[64];
   std::snprintf(group, sizeof group, "/snapshot_%08ld", e.stepNumber());
   {
-    Viewer v(e.grid().comm(), path_, FILE_MODE_APPEND);
+    Viewer v(e.grid().comm(), partialPath(), FILE_MODE_APPEND);
     checkPetsc(PetscViewerHDF5PushGroup(v, group), "PetscViewerHDF5PushGroup");
     checkPetsc(VecView(e.state(), v), "writing a snapshot");
     const double t = e.time();
@@ -114,11 +114,22 @@ void SnapshotWriter::write(const DistributedEvolution &e) {
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
   }
   written_.push_back({e.stepNumber(), e.time()});
-  if (e.grid().rank() == 0)
-    writeXdmf(e);
 }
 
-void SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
+void SnapshotWriter::finish(const DistributedEvolution &e) {
+  MPI_Barrier(e.grid().comm());
+  int ok = 1;
+  if (e.grid().rank() == 0) {
+    ok = std::rename(partialPath().c_str(), path_.c_str()) == 0;
+    if (ok)
+      ok = writeXdmf(e);
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
+  if (!ok)
+    throw DistributedError("cannot move the snapshots into place at " + path_ + " (or write " + xdmf_ + ")");
+}
+
+bool SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
   const GridSpec &g = e.grid().spec();
   const int dof = e.grid().dof();
   std::string file = path_.substr(path_.find_last_of('/') + 1);
@@ -163,9 +174,14 @@ void SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
     x << "   </Grid>\n";
   }
   x << "  </Grid>\n </Domain>\n</Xdmf>\n";
-  const std::string tmp = xdmf_ + ".tmp";
-  std::ofstream(tmp) << x.str();
-  std::rename(tmp.c_str(), xdmf_.c_str());
+  const std::string tmp = xdmf_ + ".partial";
+  {
+    std::ofstream out(tmp);
+    out << x.str();
+    if (!out.flush())
+      return false;
+  }
+  return std::rename(tmp.c_str(), xdmf_.c_str()) == 0;
 }
 
 void writeCheckpoint(const DistributedEvolution &e, const std::string &path, const CheckpointExtras &extras) {

@@ -75,11 +75,14 @@ double estimateDeclaredProblemBytes(const tensorium_spectral_problem_desc &probl
   const bool dense = std::strcmp(problem.linear, "dense") == 0 ||
                      (std::strcmp(problem.linear, "auto") == 0 && unknowns <= SpectralNewtonOptions{}.denseJacobianMaxUnknowns);
   if (dense)
-    bytes += 8.0 * unknowns * unknowns * 2.0; // Jacobian and its LU factors
+    bytes += 8.0 * unknowns * unknowns * 3.0; // Jacobian, its LU factors and a work copy (measured)
   else
     bytes += 8.0 * unknowns * (problem.restart + 2);
-  if (std::strcmp(problem.map, "two_puncture_compact") == 0)
-    bytes += 2000.0 * unknowns; // tabulated derivative map and the Fourier-mode preconditioner (docs/memory.md)
+  if (!dense && std::strcmp(problem.preconditioner, "fourier_mode_fd") == 0 &&
+      std::strcmp(problem.map, "two_puncture_compact") != 0)
+    // Sparse LU factors of one (axis 0 x axis 1) block per Fourier mode and unknown: their
+    // fill grows with the block (measured: 2.2 bytes per block point per unknown).
+    bytes += 2.2 * unknowns * resolution[0] * static_cast<double>(resolution[1]);
   return bytes;
 }
 

@@ -104,28 +104,22 @@ std::array<double, 3> Lattice::point(int i, int j, int k) const {
   return {at(0, i), at(1, j), at(2, k)};
 }
 
-Lattice parseLattice(const std::string &text) {
-  const size_t colon = text.find(':');
-  const std::string usage = "expected nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax, got '" + text + "'";
-  check(colon != std::string::npos, usage);
-  const std::vector<std::string> counts = split(text.substr(0, colon), ','), limits = split(text.substr(colon + 1), ',');
-  check(counts.size() == 3 && limits.size() == 6, usage);
+Lattice makeLattice(const std::array<long, 3> &n, const std::array<double, 6> &bounds) {
   Lattice l;
   for (size_t a = 0; a < 3; ++a) {
-    char *end = nullptr;
-    const long v = std::strtol(counts[a].c_str(), &end, 10);
-    check(!counts[a].empty() && end && *end == '\0' && v >= 2 && v <= 1024, "lattice counts are integers in [2, 1024]: " + usage);
-    l.n[a] = static_cast<int>(v);
-  }
-  for (size_t i = 0; i < 6; ++i) {
-    char *end = nullptr;
-    const double v = std::strtod(limits[i].c_str(), &end);
-    check(!limits[i].empty() && end && *end == '\0' && std::isfinite(v), "lattice bounds are finite numbers: " + usage);
-    l.bounds[i] = v;
+    check(n[a] >= 2 && n[a] <= kMaxLatticeAxisPoints,
+          "a lattice axis takes 2 to " + std::to_string(kMaxLatticeAxisPoints) + " points, got " + std::to_string(n[a]));
+    l.n[a] = static_cast<int>(n[a]);
   }
   for (size_t a = 0; a < 3; ++a)
-    check(l.bounds[2 * a] < l.bounds[2 * a + 1], "lattice bounds need min < max on every axis: " + usage);
+    check(std::isfinite(bounds[2 * a]) && std::isfinite(bounds[2 * a + 1]) && bounds[2 * a] < bounds[2 * a + 1],
+          "lattice bounds must be finite with min < max on every axis");
+  l.bounds = bounds;
   return l;
+}
+
+double latticeValueBytes(const Lattice &lattice, size_t unknowns) {
+  return 8.0 * static_cast<double>(unknowns) * lattice.n[0] * static_cast<double>(lattice.n[1]) * lattice.n[2];
 }
 
 LatticeValues sampleOnLattice(const DeclaredProblemSolution &s, const Lattice &lattice) {

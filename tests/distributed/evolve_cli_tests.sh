@@ -32,9 +32,12 @@ echo "resumed:  $last_resumed"
 grep -q 'restarted from half.h5 at t = 0.4' resumed.log || fail "restart not reported"
 
 echo "=== snapshots and their XDMF index"
-mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 > snap.log || fail "snapshot run"
+mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 --monitor-file monitor.csv > snap.log ||
+  fail "snapshot run"
 "$compare" snap.h5 /snapshot_00000002/state | grep -q 'dims 20 20 20 30' || fail "snapshot shape"
 [ "$(grep -c '<Grid Name="step' snap.xmf)" = 3 ] || fail "XDMF lists 3 snapshots"
+[ "$(tail -n +2 monitor.csv | wc -l)" = 2 ] || fail "monitor table rows"
+for f in snap.h5.partial snap.xmf.partial monitor.csv.partial; do [ ! -e $f ] || fail "$f left after a finished run"; done
 
 echo "=== a fixture compiled at run time, exact initial data from a fixture's init kernel, 1 vs 2 ranks"
 exact=(--fixture "$fixtures/gr/bssn_evolution_3d.tn" --initial-data "$fixtures/gr/schwarzschild_isotropic_3d.tn"
@@ -70,6 +73,15 @@ expect_error "compiling .*assign_to_param.tn failed" mpi 2 "$evolve" "${base[@]}
 expect_error "takes 1 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
 expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
 expect_error "expects a finite number" "$evolve" --b nan
+expect_error "npoints expects an integer" "$evolve" --npoints -1e300,4,4
+expect_error "without empty items" "$evolve" "${exact[@]}" --initial-params 1,
+expect_error "two-puncture solve at --npoints 1000,1000,1000 needs an estimated" \
+  env TENSORIUM_MEMORY_LIMIT=1G "$evolve" --grid 20 --npoints 1000,1000,1000
+# A run that fails after its outputs were opened: the snapshot file and the monitor table stay
+# under their .partial names, never looking complete.
+rm -f monitor.csv
+expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300 --monitor-file monitor.csv
+[ ! -e monitor.csv ] && [ ! -e out.xmf ] || fail "a failed run left a complete-looking monitor table or index"
 
 echo "failures: $failures"
 [ $failures -eq 0 ] && echo PASS

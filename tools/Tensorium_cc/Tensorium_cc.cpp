@@ -1,4 +1,5 @@
 // Tensorium_cc: the .tn compiler driver.
+#include "cli_numbers.h"
 #include "large_stack.h"
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
@@ -323,10 +324,13 @@ int compilerMain(int argc, char **argv) {
                                   [&](const ParamDecl &p) { return p.name == name; });
       if (!declared)
         return usageError("'--param " + name + "=...' names no parameter of '" + input + "'");
-      char *end = nullptr;
-      double v = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || *end != '\0' || !std::isfinite(v))
+      // Decimal text only (no hex, inf or nan), in double range: the shared strict parser.
+      double v = 0;
+      try {
+        v = tensorium_cli::parseNumber("--param " + name, text);
+      } catch (const tensorium_cli::UsageError &) {
         return usageError("'--param " + name + "=" + text + "': the value is not a finite number");
+      }
       compile.codegen.foldedParams[name] = v;
     }
   }

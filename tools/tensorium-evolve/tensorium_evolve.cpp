@@ -93,13 +93,11 @@ Options parse(int argc, char **argv) {
     else if (arg == "--s1") o.punctures.S1 = vec3(arg, v);
     else if (arg == "--s2") o.punctures.S2 = vec3(arg, v);
     else if (arg == "--npoints") {
-      std::vector<double> n = parseNumbers(arg, v, 3);
-      for (double x : n)
-        if (x != std::floor(x) || x > 200)
-          throw UsageError("--npoints expects three integers up to 200, got '" + v + "'");
-      o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]), o.solver.nPhi = static_cast<int>(n[2]);
-      if (o.solver.nA < 4 || o.solver.nB < 4 || o.solver.nPhi < 1)
+      // The range only keeps products in double range; the memory estimate decides what runs.
+      const std::vector<long> n = parseIntegers(arg, v, 1, 1000000, 3, 3);
+      if (n[0] < 4 || n[1] < 4)
         throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+      o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]), o.solver.nPhi = static_cast<int>(n[2]);
     } else if (arg == "--order") {
       o.order = static_cast<int>(parseInteger(arg, v, 2, 6));
       if (o.order % 2)
@@ -110,8 +108,7 @@ Options parse(int argc, char **argv) {
     else if (arg == "--initial-data") o.initialData = v == "two-punctures" ? "" : v;
     else if (arg == "--initial-params") {
       o.initialParams.clear();
-      std::stringstream ss(v);
-      for (std::string item; std::getline(ss, item, ',');)
+      for (const std::string &item : splitList(arg, v, 1, 4096))
         o.initialParams.push_back(parseNumber(arg, item));
     } else if (arg == "--track") {
       o.tracks.push_back(vec3(arg, v));
@@ -332,6 +329,17 @@ void writeExactData(const runtime::KernelModule &m, const std::vector<double> &p
 int run(int argc, char **argv, int rank) {
   const Options o = parse(argc, argv);
   MPI_Comm comm = PETSC_COMM_WORLD;
+  if (o.initialData.empty() && o.restart.empty()) {
+    // The spectral solve runs on rank 0 alone: its memory is judged there, before any grid or
+    // module is set up, and the refusal reaches every rank.
+    const double estimate = physics::twoPunctureMemoryEstimate(o.solver);
+    double available = rank == 0 ? runtime::availableMemoryBytes() : 0.0;
+    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, comm);
+    if (estimate > available)
+      throw runtime::InsufficientMemory("a two-puncture solve at --npoints " + std::to_string(o.solver.nA) + "," +
+                                            std::to_string(o.solver.nB) + "," + std::to_string(o.solver.nPhi),
+                                        estimate, available);
+  }
   const std::string dir = TENSORIUM_EVOLVE_KERNEL_DIR;
   const std::string order = std::to_string(o.order);
   ModuleLoader loader(comm, rank);
@@ -404,11 +412,13 @@ int run(int argc, char **argv, int rank) {
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!o.output.empty())
     snapshots = std::make_unique<SnapshotWriter>(e, o.output);
+  // The monitor table grows under a .partial name and takes its own name when the run ends.
   std::ofstream csv;
+  const std::string csvPartial = o.monitorFile + ".partial";
   if (rank == 0 && !o.monitorFile.empty()) {
-    csv.open(o.monitorFile);
+    csv.open(csvPartial);
     if (!csv)
-      throw DistributedError("cannot write " + o.monitorFile);
+      throw DistributedError("cannot write " + csvPartial);
     csv << "time,step,L2_H,max_H,L2_M,max_M,wall_s";
     for (size_t q = 1; q <= o.tracks.size(); ++q)
       csv << ",x" << q << ",y" << q << ",z" << q;
@@ -482,6 +492,16 @@ int run(int argc, char **argv, int rank) {
   }
   if (!o.checkpoint.empty() && e.stepNumber() % o.checkpointEvery != 0)
     writeCheckpoint(e, o.checkpoint, checkpointExtras());
+  if (snapshots)
+    snapshots->finish(e);
+  int moved = 1;
+  if (csv.is_open()) {
+    csv.close();
+    moved = csv.good() && std::rename(csvPartial.c_str(), o.monitorFile.c_str()) == 0;
+  }
+  MPI_Bcast(&moved, 1, MPI_INT, 0, e.grid().comm());
+  if (!moved)
+    throw DistributedError("cannot move the monitor table into place at " + o.monitorFile);
   return 0;
 }
 

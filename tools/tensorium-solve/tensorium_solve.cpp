@@ -30,7 +30,8 @@ const char *kUsage =
     "usage: tensorium-solve FILE.tn [--set NAME=VALUE]... [--resolution n0,n1,n2] [--block NAME]\n"
     "                       [--tolerance T] [--max-iterations N] [--output FILE.csv] [--quiet]\n"
     "                       [--h5 FILE.h5 [--lattice nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax]]\n"
-    "                       [--points P.csv --points-output OUT.csv]\n"
+    "                       [--points P.csv --points-output OUT.csv] [--save-module LIB.so]\n"
+    "                       [--memory-estimate]\n"
     "       tensorium-solve --module LIB.so [options]     (a module built with tensorium_add_kernel MODULE)\n"
     "       tensorium-solve --check-file FILE.h5 [--points P.csv --points-output OUT.csv]\n"
     "Solves the problem declared in a spectral constraints block: 'unknown', 'residual ... for',\n"
@@ -45,9 +46,14 @@ const char *kUsage =
     "lattice and compares with the stored values. --points reads Cartesian points (x,y,z per line;\n"
     "'#' comments and a header line allowed) and writes every unknown interpolated there to\n"
     "--points-output (x,y,z and one column per unknown; nan outside the domain), after a solve or\n"
-    "from a solution file.\n"
+    "from a solution file. --memory-estimate prints the run's estimated peak memory and stops;\n"
+    "every run checks it against the memory available first (docs/memory.md). --save-module keeps\n"
+    "the module compiled from FILE.tn, for later runs with --module.\n"
     "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
     "3 Newton did not converge.\n";
+
+/// The process itself: runtime libraries, the loaded module, Eigen and HDF5 state (measured).
+constexpr double kProcessBytes = 15e6;
 
 std::string number(double v) {
   if (!std::isfinite(v))
@@ -61,6 +67,37 @@ std::string short3(double v) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.3g", v);
   return buffer;
+}
+
+/// "nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax".
+elliptic::Lattice parseLatticeOption(const std::string &option, const std::string &text) {
+  const size_t colon = text.find(':');
+  if (colon == std::string::npos)
+    throw UsageError("expected nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax, got '" + text + "'");
+  const std::vector<long> n = parseIntegers(option + " counts", text.substr(0, colon), 2, elliptic::kMaxLatticeAxisPoints, 3, 3);
+  const std::vector<double> b = parseNumbers(option + " bounds", text.substr(colon + 1), 6);
+  return elliptic::makeLattice({n[0], n[1], n[2]}, {b[0], b[1], b[2], b[3], b[4], b[5]});
+}
+
+/// Bytes a point list costs: its coordinates and the CSV text built from them, one interpolated
+/// value per unknown (measured: about 42 bytes per printed number).
+double pointListBytes(double points, double unknowns) { return points * (24.0 + (3.0 + unknowns) * 42.0); }
+
+/// Lines of a file, counted without holding it: an upper bound on the points it lists, known
+/// before anything is allocated for them.
+double countLines(const std::string &path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw std::runtime_error("points file '" + path + "' is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot read points file '" + path + "'");
+  double lines = 1;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0)
+    for (std::streamsize i = 0; i < in.gcount(); ++i)
+      lines += buffer[i] == '\n';
+  return lines;
 }
 
 /// Cartesian points from a CSV file: x,y,z per line; blank lines, '#' comments and one
@@ -84,8 +121,6 @@ std::vector<std::array<double, 3>> readPoints(const std::string &path) {
     } catch (const std::exception &e) {
       throw std::runtime_error(std::string(e.what()) + " (expected x,y,z)");
     }
-    if (points.size() > 10000000)
-      throw std::runtime_error("'" + path + "' has more than 10 million points");
   }
   if (points.empty())
     throw std::runtime_error("'" + path + "' holds no points");
@@ -127,10 +162,10 @@ std::string jsonString(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string fixture, modulePath, block, output, h5, checkFile, pointsFile, pointsOutput;
+  std::string fixture, modulePath, block, output, h5, checkFile, pointsFile, pointsOutput, saveModule;
   std::optional<elliptic::Lattice> lattice;
   elliptic::DeclaredProblemOptions options;
-  bool quiet = false;
+  bool quiet = false, memoryEstimateOnly = false;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -165,7 +200,7 @@ int main(int argc, char **argv) {
       } else if (arg == "--h5") {
         h5 = value();
       } else if (arg == "--lattice") {
-        lattice = elliptic::parseLattice(value());
+        lattice = parseLatticeOption(arg, value());
       } else if (arg == "--points") {
         pointsFile = value();
       } else if (arg == "--points-output") {
@@ -176,6 +211,10 @@ int main(int argc, char **argv) {
         modulePath = value();
       } else if (arg == "--quiet") {
         quiet = true;
+      } else if (arg == "--save-module") {
+        saveModule = value();
+      } else if (arg == "--memory-estimate") {
+        memoryEstimateOnly = true;
       } else if (!arg.empty() && arg[0] == '-') {
         throw std::invalid_argument("unknown option " + arg);
       } else if (fixture.empty()) {
@@ -189,6 +228,11 @@ int main(int argc, char **argv) {
         throw std::invalid_argument("--check-file takes no program");
     } else if (fixture.empty() == modulePath.empty()) {
       throw std::invalid_argument("give one FILE.tn or one --module LIB.so");
+    }
+    if (!saveModule.empty()) {
+      if (fixture.empty())
+        throw std::invalid_argument("--save-module keeps the module compiled from a FILE.tn; give one");
+      requireWritableOutput("--save-module", saveModule);
     }
     if (pointsFile.empty() != pointsOutput.empty())
       throw std::invalid_argument("--points and --points-output go together");
@@ -213,9 +257,18 @@ int main(int argc, char **argv) {
   if (!checkFile.empty()) {
     // The stored lattice against a fresh interpolation of the stored collocation solution.
     try {
-      const std::vector<std::array<double, 3>> points =
-          pointsFile.empty() ? std::vector<std::array<double, 3>>{} : readPoints(pointsFile);
+      // The file's data is held about three times (collocation values, the stored lattice and
+      // its re-interpolation); the points once the unknowns are known.
+      std::error_code ec;
+      const double fileBytes = static_cast<double>(std::filesystem::file_size(checkFile, ec));
+      runtime::requireMemory("checking " + checkFile, kProcessBytes + (ec ? 0.0 : 3.0 * fileBytes));
       const elliptic::StoredSolution stored = elliptic::readSolutionFile(checkFile);
+      std::vector<std::array<double, 3>> points;
+      if (!pointsFile.empty()) {
+        runtime::requireMemory("the points of " + pointsFile,
+                               pointListBytes(countLines(pointsFile), static_cast<double>(stored.solution.unknownNames.size())));
+        points = readPoints(pointsFile);
+      }
       if (!pointsFile.empty()) {
         const size_t outside = writePointValues(stored.solution, points, pointsOutput);
         std::cout << "wrote " << pointsOutput << " (" << points.size() << " points, " << outside
@@ -272,16 +325,21 @@ int main(int argc, char **argv) {
       std::cerr << "tensorium-solve: " << e.what();
       return 1;
     }
+    if (!saveModule.empty()) {
+      // Later runs take it with --module and skip the compile.
+      try {
+        const std::string partial = saveModule + ".partial";
+        std::filesystem::copy_file(modulePath, partial, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::rename(partial, saveModule);
+      } catch (const std::exception &e) {
+        std::cerr << "tensorium-solve: cannot save the module: " << e.what() << "\n";
+        return 2;
+      }
+      std::cout << "saved the compiled module as " << saveModule << "\n";
+    }
   }
 
   std::vector<std::array<double, 3>> points;
-  try {
-    if (!pointsFile.empty())
-      points = readPoints(pointsFile);
-  } catch (const std::exception &e) {
-    std::cerr << "tensorium-solve: " << e.what() << "\n";
-    return 2;
-  }
   try {
     runtime::KernelModule module(modulePath);
     int32_t count = 0;
@@ -290,9 +348,22 @@ int main(int argc, char **argv) {
     std::array<int, 3> n{problem.resolution[0], problem.resolution[1], problem.resolution[2]};
     if (options.resolution)
       n = *options.resolution;
+    // The whole run's memory (docs/memory.md) before the solve, the lattice or the points
+    // allocate anything; writing the lattice to HDF5 holds a quarter more than its values.
+    const double unknownCount = problem.unknown_count;
+    const double estimate = kProcessBytes + elliptic::estimateDeclaredProblemBytes(problem, n) +
+                            (lattice ? 1.25 * elliptic::latticeValueBytes(*lattice, static_cast<size_t>(unknownCount)) : 0.0) +
+                            (pointsFile.empty() ? 0.0 : pointListBytes(countLines(pointsFile), unknownCount));
+    if (memoryEstimateOnly) {
+      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      return 0;
+    }
     runtime::requireMemory("solving problem '" + std::string(problem.block_name) + "' at " + std::to_string(n[0]) + "x" +
-                               std::to_string(n[1]) + "x" + std::to_string(n[2]),
-                           elliptic::estimateDeclaredProblemBytes(problem, n));
+                               std::to_string(n[1]) + "x" + std::to_string(n[2]) +
+                               (lattice ? " with its lattice" : "") + (pointsFile.empty() ? "" : " and its points"),
+                           estimate);
+    if (!pointsFile.empty())
+      points = readPoints(pointsFile);
     std::string unknowns;
     for (int32_t u = 0; u < problem.unknown_count; ++u)
       unknowns += (u ? ", " : "") + std::string(problem.unknown_names[u]);
@@ -304,9 +375,16 @@ int main(int argc, char **argv) {
     std::cout << "solver: Newton (" << (problem.line_search ? "line search" : "full steps") << "), " << s.linearSolver
               << (s.linearSolver == "gmres" ? " with preconditioner " + std::string(problem.preconditioner) : std::string())
               << "\n";
-    std::cout << "status: " << elliptic::newtonStatusName(s.result.status) << " after " << s.result.iterations
-              << " Newton iterations (" << s.result.krylovIterations << " Krylov), |F| = " << short3(s.result.residualNorm)
-              << ", " << short3(s.seconds) << " s\n";
+    // A tolerance the initial guess (zero unknowns) already meets is reported as such, not as
+    // a solve.
+    const bool noIterations = s.result.converged() && s.result.iterations == 0;
+    if (noIterations)
+      std::cout << "status: no iterations needed: the initial guess already meets the tolerance, |F| = "
+                << short3(s.result.residualNorm) << "\n";
+    else
+      std::cout << "status: " << elliptic::newtonStatusName(s.result.status) << " after " << s.result.iterations
+                << " Newton iterations (" << s.result.krylovIterations << " Krylov), |F| = "
+                << short3(s.result.residualNorm) << ", " << short3(s.seconds) << " s\n";
     if (!s.result.converged())
       std::cout << "message: " << s.result.message << "\n";
     for (const auto &[name, v] : s.diagnostics) {
@@ -361,7 +439,8 @@ int main(int argc, char **argv) {
       json << "},\n  \"unknowns\": [";
       for (size_t u = 0; u < s.unknownNames.size(); ++u)
         json << (u ? ", " : "") << jsonString(s.unknownNames[u]);
-      json << "],\n  \"status\": " << jsonString(elliptic::newtonStatusName(s.result.status))
+      json << "],\n  \"status\": "
+           << jsonString(noIterations ? "no_iterations_needed" : elliptic::newtonStatusName(s.result.status))
            << ",\n  \"newton_iterations\": " << s.result.iterations << ",\n  \"krylov_iterations\": "
            << s.result.krylovIterations << ",\n  \"residual_rms\": " << number(s.result.residualNorm) << "\n}\n";
       if (!writeFileAtomically(output, csv.str()) || !writeFileAtomically(output + ".json", json.str())) {

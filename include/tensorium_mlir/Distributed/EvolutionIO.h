@@ -16,16 +16,21 @@ std::string evolutionLayout(const DistributedEvolution &e);
 
 class SnapshotWriter {
 public:
-  /// `path` ends in .h5; the XDMF index is the same path with .xmf. Creates (truncates) both.
+  /// `path` ends in .h5; the XDMF index is the same path with .xmf. Snapshots go to
+  /// `path`.partial until finish() moves them into place, so that a run that stops early never
+  /// leaves a file that looks complete.
   SnapshotWriter(const DistributedEvolution &e, std::string path);
-  /// Appends the current state as /snapshot_<step> (time and step as attributes) and rewrites
-  /// the XDMF index so that it lists every snapshot written so far.
+  /// Appends the current state as /snapshot_<step> (time and step as attributes).
   void write(const DistributedEvolution &e);
+  /// Collective: renames the snapshot file to `path` and writes the XDMF index listing every
+  /// snapshot. Throws DistributedError if either fails.
+  void finish(const DistributedEvolution &e);
   const std::string &path() const { return path_; }
   const std::string &xdmfPath() const { return xdmf_; }
+  std::string partialPath() const { return path_ + ".partial"; }
 
 private:
-  void writeXdmf(const DistributedEvolution &e) const;
+  bool writeXdmf(const DistributedEvolution &e) const;
   std::string path_, xdmf_;
   std::vector<std::pair<long, double>> written_; // (step, time)
 };

@@ -19,8 +19,16 @@ struct Lattice {
   std::array<double, 3> point(int i, int j, int k) const;
 };
 
-/// "nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax" (each n in [2, 1024], min < max); throws ProblemError.
-Lattice parseLattice(const std::string &text);
+/// Points per lattice axis at most: keeps point counts and byte counts exact in double; memory
+/// (latticeValueBytes, checked by the caller) decides what actually runs.
+inline constexpr long kMaxLatticeAxisPoints = 100000;
+
+/// A lattice of n points per axis over bounds [xmin, xmax, ymin, ymax, zmin, zmax]; throws
+/// ProblemError unless every n is in [2, kMaxLatticeAxisPoints] and every min < max, finite.
+Lattice makeLattice(const std::array<long, 3> &n, const std::array<double, 6> &bounds);
+
+/// Bytes of the sampled values of `unknowns` unknowns on the lattice (what sampleOnLattice holds).
+double latticeValueBytes(const Lattice &lattice, size_t unknowns);
 
 struct LatticeValues {
   Lattice lattice;

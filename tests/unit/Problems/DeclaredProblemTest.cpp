@@ -188,7 +188,7 @@ TEST(DeclaredProblem, InterpolationAndSolutionFilesReproduceTheSolution) {
 
   std::string dir = (std::filesystem::temp_directory_path() / "tensorium-solution-XXXXXX").string();
   ASSERT_NE(mkdtemp(dir.data()), nullptr);
-  const Lattice lattice = parseLattice("5,6,7:-1,1,-1,1,-1,1.5");
+  const Lattice lattice = makeLattice({5, 6, 7}, {-1, 1, -1, 1, -1, 1.5});
   const LatticeValues values = sampleOnLattice(s, lattice);
   EXPECT_EQ(values.outside, 2u * 5u * 6u); // the planes z = 1.083 and z = 1.5 lie outside
   writeSolutionFile(dir + "/w.h5", "VectorPoisson", s, &values);
@@ -204,9 +204,11 @@ TEST(DeclaredProblem, InterpolationAndSolutionFilesReproduceTheSolution) {
       const double a = again.values[c][q], b = values.values[c][q];
       EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b))) << q;
     }
-  EXPECT_THROW(parseLattice("5,6:-1,1,-1,1,-1,1"), ProblemError);
-  EXPECT_THROW(parseLattice("5,6,1:-1,1,-1,1,-1,1"), ProblemError);
-  EXPECT_THROW(parseLattice("5,6,7:-1,1,1,-1,-1,1"), ProblemError);
+  EXPECT_EQ(latticeValueBytes(lattice, 3), 8.0 * 3 * 5 * 6 * 7);
+  EXPECT_THROW(makeLattice({5, 6, 1}, {-1, 1, -1, 1, -1, 1}), ProblemError);
+  EXPECT_THROW(makeLattice({5, 6, kMaxLatticeAxisPoints + 1}, {-1, 1, -1, 1, -1, 1}), ProblemError);
+  EXPECT_THROW(makeLattice({5, 6, 7}, {-1, 1, 1, -1, -1, 1}), ProblemError);
+  EXPECT_THROW(makeLattice({5, 6, 7}, {-1, 1, -1, 1, -1, INFINITY}), ProblemError);
   EXPECT_THROW(readSolutionFile(dir + "/w.xmf"), ProblemError);
   EXPECT_THROW(readSolutionFile(dir + "/missing.h5"), ProblemError);
   std::filesystem::remove_all(dir);
