@@ -119,6 +119,9 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
       if (!s.result.converged()) {
         allConverged = false;
         report.text << "  solve at " << n << " did not converge: " << s.result.message << "\n";
+      } else if (s.result.iterations == 0) {
+        report.text << "  at " << n << " no iterations needed: the initial guess already meets the tolerance (|F| = "
+                    << s.result.residualNorm << ")\n";
       }
     }
 

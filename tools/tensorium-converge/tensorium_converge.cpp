@@ -247,8 +247,12 @@ int runSuite(int argc, char **argv) {
     for (int n : resolutions) {
       rows.push_back(verification::solveManufactured(*suite, module.tables(), n, gSolver));
       const Row &r = rows.back();
-      std::fprintf(stderr, "  n=%d: %s after %d Newton iterations, error %.3e (%.2f s)\n", n, r.status.c_str(), r.newton,
-                   r.error, r.seconds);
+      if (r.status == "converged" && r.newton == 0)
+        std::fprintf(stderr, "  n=%d: no iterations needed: the initial guess already meets the tolerance, error %.3e\n",
+                     n, r.error);
+      else
+        std::fprintf(stderr, "  n=%d: %s after %d Newton iterations, error %.3e (%.2f s)\n", n, r.status.c_str(),
+                     r.newton, r.error, r.seconds);
     }
   } catch (const std::exception &e) {
     std::cerr << "tensorium-converge: error: " << e.what() << "\n";
