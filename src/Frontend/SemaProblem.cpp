@@ -19,14 +19,14 @@ std::vector<std::string> spectralComponentNames(const FieldDecl &field) {
 }
 
 const std::vector<std::string> &knownDomainMaps() {
-  static const std::vector<std::string> maps{"box", "spherical_shell", "two_puncture_compact"};
+  static const std::vector<std::string> maps{"box", "spherical_shell", "compactified_shell", "two_puncture_compact"};
   return maps;
 }
 
 std::vector<DomainFace> domainFaces(std::string_view map) {
   if (map == "box")
     return {{"xmin", 0, 0}, {"xmax", 0, 1}, {"ymin", 1, 0}, {"ymax", 1, 1}, {"zmin", 2, 0}, {"zmax", 2, 1}};
-  if (map == "spherical_shell")
+  if (map == "spherical_shell" || map == "compactified_shell")
     return {{"inner", 0, 0}, {"outer", 0, 1}};
   // two_puncture_compact: Gauss points in A and B, Fourier in phi; the map writes every unknown
   // as (A - 1) v, which vanishes at spatial infinity, so the domain has no faces to condition.
@@ -207,12 +207,16 @@ void checkEllipticProblem(ComputeBlock &block, const Module &module, DiagnosticE
                                     "declare the parameter 'b'");
       if (block.unknowns.size() != 1 || block.unknowns.front().vector)
         d.error(dom.map.valueRange, "the two_puncture_compact map solves for one scalar unknown");
-    } else if (map == "spherical_shell") {
+    } else if (map == "spherical_shell" || map == "compactified_shell") {
       if (!dom.bounds.present)
-        d.error(dom.map.valueRange, "the spherical_shell map needs its radii: bounds = [r_inner, r_outer]");
+        d.error(dom.map.valueRange, "the " + map + " map needs its radii: bounds = [r_inner, r_outer]");
       else if (dom.bounds.value.size() != 2 || !(std::isfinite(dom.bounds.value[0]) && std::isfinite(dom.bounds.value[1]) &&
                                                   dom.bounds.value[0] > 0 && dom.bounds.value[1] > dom.bounds.value[0]))
-        d.error(dom.bounds.valueRange, "spherical shell bounds are [r_inner, r_outer] with 0 < r_inner < r_outer");
+        d.error(dom.bounds.valueRange, "spherical shell bounds are [r_inner, r_outer] with 0 < r_inner < r_outer, "
+                                       "both finite");
+      else if (map == "compactified_shell" && dom.bounds.value[1] > 1e100)
+        d.error(dom.bounds.valueRange, "a compactified shell's outer radius must not exceed 1e100 (its chain rule "
+                                       "carries r^3); 1e6 already puts the falloff error below 1e-12");
     } else if (dom.bounds.present) {
       const auto &b = dom.bounds.value;
       if (b.size() != 6) {

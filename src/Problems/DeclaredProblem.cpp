@@ -196,10 +196,12 @@ void setUpDomain(DeclaredProblemSolution &out, const std::string &map, const std
       }
       return x;
     };
-  } else if (map == "spherical_shell") {
-    const SphericalShellMap shell(b[0], b[1]);
+  } else if (map == "spherical_shell" || map == "compactified_shell") {
+    const SphericalShellMap shell(b[0], b[1],
+                                  map == "spherical_shell" ? SphericalShellMap::Radial::Linear : SphericalShellMap::Radial::Inverse);
     out.grid = std::make_unique<spectral::SpectralGrid3D>(
-        spectral::SpectralAxis::chebyshevGaussLobatto(n[0], shell.innerRadius(), shell.outerRadius()),
+        spectral::SpectralAxis::chebyshevGaussLobatto(n[0], shell.logicalRadius(shell.innerRadius()),
+                                                      shell.logicalRadius(shell.outerRadius())),
         spectral::SpectralAxis::chebyshevGauss(n[1], 0.0, M_PI), spectral::SpectralAxis::fourier(n[2]));
     out.grid->setCoordinateMap([shell](const std::array<double, 3> &q) { return shell.toCartesian(q); });
     out.grid->setDerivativeMap(
@@ -213,7 +215,7 @@ void setUpDomain(DeclaredProblemSolution &out, const std::string &map, const std
       double phi = std::atan2(x[1], x[0]);
       if (phi < 0)
         phi += 2.0 * M_PI;
-      return std::array<double, 3>{r, std::acos(std::clamp(x[2] / r, -1.0, 1.0)), phi};
+      return std::array<double, 3>{shell.logicalRadius(r), std::acos(std::clamp(x[2] / r, -1.0, 1.0)), phi};
     };
   } else if (map == "two_puncture_compact") {
     if (!(punctureB > 0))
@@ -232,7 +234,7 @@ void setUpDomain(DeclaredProblemSolution &out, const std::string &map, const std
     out.unknownFactor = [](const std::array<double, 3> &q) { return q[0] - 1.0; };
   } else {
     throw ProblemError("domain map '" + map + "' is not implemented by this runtime (known: box, spherical_shell, "
-                       "two_puncture_compact)");
+                       "compactified_shell, two_puncture_compact)");
   }
 }
 
@@ -352,13 +354,14 @@ void solveBox(const tensorium_module_tables &tables, const tensorium_spectral_pr
       params, options, out);
 }
 
-/// Chebyshev-Gauss-Lobatto in r (the faces inner and outer), Chebyshev-Gauss in theta (no
-/// points on the axis, where the map is singular), Fourier in phi.
+/// Chebyshev-Gauss-Lobatto in r, or in -1/r for the compactified shell (the faces inner and
+/// outer), Chebyshev-Gauss in theta (no points on the axis, where the map is singular), Fourier
+/// in phi.
 void solveSphericalShell(const tensorium_module_tables &tables, const tensorium_spectral_problem_desc &problem,
                          const tensorium_spectral_residual_system_desc &system, const std::array<int, 3> &n,
                          const std::vector<double> &params, const DeclaredProblemOptions &options,
                          DeclaredProblemSolution &out) {
-  setUpDomain(out, "spherical_shell", n, boundsOf(problem), 0.0);
+  setUpDomain(out, problem.map, n, boundsOf(problem), 0.0);
   const spectral::SpectralGrid3D &grid = *out.grid;
   const std::vector<Face> faces{{"inner", 0, 0}, {"outer", 0, 1}};
   solveWithFaces(
@@ -427,9 +430,9 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
     throw ProblemError("problem descriptor of block '" + std::string(problem.block_name) +
                        "' comes from an older compiler (struct_size " + std::to_string(problem.struct_size) + ")");
   const std::string map = problem.map;
-  if (map != "box" && map != "spherical_shell" && map != "two_puncture_compact")
-    throw ProblemError("domain map '" + map +
-                       "' is not implemented by this runtime (known: box, spherical_shell, two_puncture_compact)");
+  if (map != "box" && map != "spherical_shell" && map != "compactified_shell" && map != "two_puncture_compact")
+    throw ProblemError("domain map '" + map + "' is not implemented by this runtime (known: box, spherical_shell, "
+                       "compactified_shell, two_puncture_compact)");
   if (problem.system_index < 0 || problem.system_index >= tables.spectral_system_count)
     throw ProblemError("problem '" + std::string(problem.block_name) + "' names no residual system of the module");
   const tensorium_spectral_residual_system_desc &system = tables.spectral_systems[problem.system_index];
@@ -450,7 +453,7 @@ DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tabl
     out.unknownNames.push_back(system.unknown_names[u]);
   if (map == "box")
     solveBox(tables, problem, system, n, params, options, out);
-  else if (map == "spherical_shell")
+  else if (map == "spherical_shell" || map == "compactified_shell")
     solveSphericalShell(tables, problem, system, n, params, options, out);
   else
     solveTwoPunctureCompact(tables, problem, system, n, params, options, out);
