@@ -177,8 +177,26 @@ std::array<double, 6> boundsOf(const tensorium_spectral_problem_desc &problem) {
 
 /// The grid of a map with its coordinate and derivative maps, the inverse map and the unknown
 /// factor, shared by solves and by restored solutions.
+void setUpMap(DeclaredProblemSolution &out, const std::string &map, const std::array<int, 3> &n,
+              const std::array<double, 6> &b, double punctureB);
+
+/// setUpMap with a map that is singular on the grid, or one that cannot be built from its
+/// bounds, reported as a ProblemError.
 void setUpDomain(DeclaredProblemSolution &out, const std::string &map, const std::array<int, 3> &n,
                  const std::array<double, 6> &b, double punctureB) {
+  try {
+    setUpMap(out, map, n, b, punctureB);
+  } catch (const ProblemError &) {
+    throw;
+  } catch (const std::domain_error &e) {
+    throw ProblemError("domain map '" + map + "': " + e.what());
+  } catch (const std::invalid_argument &e) {
+    throw ProblemError("domain map '" + map + "': " + e.what());
+  }
+}
+
+void setUpMap(DeclaredProblemSolution &out, const std::string &map, const std::array<int, 3> &n,
+              const std::array<double, 6> &b, double punctureB) {
   out.map = map;
   out.resolution = n;
   out.bounds = b;
@@ -470,7 +488,7 @@ DeclaredProblemSolution restoreDeclaredSolution(const std::string &map, const st
   DeclaredProblemSolution out;
   try {
     setUpDomain(out, map, resolution, bounds, punctureB);
-  } catch (const std::invalid_argument &e) {
+  } catch (const ProblemError &e) {
     throw ProblemError(std::string("stored domain: ") + e.what());
   }
   if (unknownNames.empty() || static_cast<size_t>(solverVariable.size()) != out.grid->size() * unknownNames.size())

@@ -494,8 +494,15 @@ void SpectralGrid3D::tabulateDerivativeMap() {
       std::array<double, 10> unit{};
       unit[c] = 1.0;
       derivativeMap_(q, unit);
-      for (std::size_t r = 0; r < 10; ++r)
+      for (std::size_t r = 0; r < 10; ++r) {
+        // A map whose Jacobian is singular at a grid point (an axis, a coordinate at infinity)
+        // would feed inf or nan into every residual row there: refuse it by name.
+        if (!std::isfinite(unit[r]))
+          throw std::domain_error("the coordinate map is singular at grid point " + std::to_string(p) + " (logical " +
+                                  std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " + std::to_string(q[2]) +
+                                  "): its chain rule is not finite there");
         table[p * 100 + r * 10 + c] = unit[r];
+      }
     }
   }
   derivativeTable_ = std::move(table);

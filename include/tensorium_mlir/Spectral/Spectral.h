@@ -152,6 +152,7 @@ public:
   }
   /// Evaluates the (linear) derivative map once per collocation point into a 10x10 matrix, so
   /// later applications are one small product instead of a map evaluation (100 doubles per point).
+  /// Throws std::domain_error naming the point where the map's chain rule is not finite.
   void tabulateDerivativeMap();
   bool derivativeMapTabulated() const { return !derivativeTable_.empty(); }
   bool hasCoordinateMap() const { return static_cast<bool>(coordinateMap_); }

@@ -108,3 +108,22 @@ TEST(CompactifiedShell, ConvergesExponentiallyOutToAMillion) {
   std::printf("linear radius, n = 10: max |u - u_exact| = %.3e\n", linearError);
   EXPECT_GT(linearError, 1e4 * errors[2]);
 }
+
+TEST(CompactifiedShellMap, SingularPointsOnTheGridAreRefusedByName) {
+  // Lobatto points in theta put grid points on the axis, where the shell map's Jacobian is
+  // singular: tabulating its chain rule must refuse, naming the point, not fill rows with nan.
+  const SphericalShellMap shell(1.0, 1e6, SphericalShellMap::Radial::Inverse);
+  spectral::SpectralGrid3D grid(spectral::SpectralAxis::chebyshevGaussLobatto(4, -1.0, -1e-6),
+                                spectral::SpectralAxis::chebyshevGaussLobatto(5, 0.0, M_PI),
+                                spectral::SpectralAxis::fourier(4));
+  grid.setDerivativeMap([shell](const std::array<double, 3> &q, std::array<double, 10> &b) { shell.toCartesianBundle(q, b); });
+  try {
+    grid.tabulateDerivativeMap();
+    FAIL() << "a singular map was tabulated";
+  } catch (const std::domain_error &e) {
+    EXPECT_NE(std::string(e.what()).find("the coordinate map is singular at grid point 0"), std::string::npos) << e.what();
+  }
+  // Outer radii whose chain rule (r^3) overflows are refused when the map is built.
+  EXPECT_THROW(SphericalShellMap(1.0, 1e200, SphericalShellMap::Radial::Inverse), std::invalid_argument);
+  EXPECT_NO_THROW(SphericalShellMap(1.0, 1e200, SphericalShellMap::Radial::Linear));
+}
