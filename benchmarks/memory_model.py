@@ -54,7 +54,7 @@ cases = [
     ("tensorium-solve", solve(shell, "12,24,24")),
     ("tensorium-solve", solve(punctures, "24,24,12")),
     ("tensorium-solve", solve(punctures, "32,32,16")),
-    ("tensorium-solve", solve(punctures, "48,48,24")),
+    ("tensorium-solve", solve(punctures, "64,64,32")),
 ]
 
 

@@ -44,7 +44,24 @@ physics::TwoPunctureSolution solveTwoPuncturesOnRoot(MPI_Comm comm, const tensor
   MPI_Bcast(counts, 2, MPI_INT, 0, comm);
   result.iterations = counts[0], result.krylovIterations = counts[1];
   result.status = elliptic::NewtonStatus::Converged;
-  return physics::restoreTwoPunctures(kernel, params, options, v, result);
+  // Every rank rebuilds the solution (and checks its own memory for it): if any rank cannot,
+  // all of them throw, so that none goes on into a collective alone.
+  solved.reset();
+  std::unique_ptr<physics::TwoPunctureSolution> restored;
+  int ok = 1;
+  message.clear();
+  try {
+    restored = std::make_unique<physics::TwoPunctureSolution>(physics::restoreTwoPunctures(kernel, params, options, v, result));
+  } catch (const std::exception &e) {
+    ok = 0;
+    message = e.what();
+  }
+  int everywhere = 0;
+  MPI_Allreduce(&ok, &everywhere, 1, MPI_INT, MPI_MIN, comm);
+  if (!everywhere)
+    throw DistributedError("two-puncture data: " +
+                           (message.empty() ? std::string("another rank could not rebuild the solution") : message));
+  return std::move(*restored);
 }
 
 } // namespace tensorium_mlir::distributed

@@ -214,9 +214,9 @@ void checkEllipticProblem(ComputeBlock &block, const Module &module, DiagnosticE
                                                   dom.bounds.value[0] > 0 && dom.bounds.value[1] > dom.bounds.value[0]))
         d.error(dom.bounds.valueRange, "spherical shell bounds are [r_inner, r_outer] with 0 < r_inner < r_outer, "
                                        "both finite");
-      else if (map == "compactified_shell" && dom.bounds.value[1] > 1e100)
-        d.error(dom.bounds.valueRange, "a compactified shell's outer radius must not exceed 1e100 (its chain rule "
-                                       "carries r^3); 1e6 already puts the falloff error below 1e-12");
+      else if (map == "compactified_shell" && dom.bounds.value[1] > 1e60) // the runtime's kMaxCompactifiedRadius
+        d.error(dom.bounds.valueRange, "a compactified shell's outer radius must not exceed 1e60 (its chain rule "
+                                       "carries r^4); 1e6 already puts the falloff error below 1e-12");
     } else if (dom.bounds.present) {
       const auto &b = dom.bounds.value;
       if (b.size() != 6) {

@@ -78,6 +78,8 @@ double estimateDeclaredProblemBytes(const tensorium_spectral_problem_desc &probl
     bytes += 8.0 * unknowns * unknowns * 3.0; // Jacobian, its LU factors and a work copy (measured)
   else
     bytes += 8.0 * unknowns * (problem.restart + 2);
+  if (std::strcmp(problem.map, "box") != 0)
+    bytes += 200.0 * points; // the map's tabulated chain rule and coordinates (measured)
   if (!dense && std::strcmp(problem.preconditioner, "fourier_mode_fd") == 0 &&
       std::strcmp(problem.map, "two_puncture_compact") != 0)
     // Sparse LU factors of one (axis 0 x axis 1) block per Fourier mode and unknown: their
@@ -227,8 +229,8 @@ void setUpMap(DeclaredProblemSolution &out, const std::string &map, const std::a
     out.grid->tabulateDerivativeMap();
     out.toLogical = [shell](const std::array<double, 3> &x) -> std::optional<std::array<double, 3>> {
       const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-      const double slack = 1e-12 * shell.outerRadius();
-      if (!(r >= shell.innerRadius() - slack && r <= shell.outerRadius() + slack))
+      // Relative slack at each sphere (a far outer radius must not widen the inner one).
+      if (!(r >= shell.innerRadius() * (1 - 1e-12) && r <= shell.outerRadius() * (1 + 1e-12)))
         return std::nullopt;
       double phi = std::atan2(x[1], x[0]);
       if (phi < 0)

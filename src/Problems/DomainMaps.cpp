@@ -11,9 +11,10 @@ SphericalShellMap::SphericalShellMap(double rInner, double rOuter, Radial radial
     : rInner_(rInner), rOuter_(rOuter), radial_(radial) {
   if (!(std::isfinite(rInner) && std::isfinite(rOuter) && rInner > 0 && rOuter > rInner))
     throw std::invalid_argument("a spherical shell needs 0 < inner radius < outer radius, both finite");
-  // The compactified chain rule carries dr/ds = r^2 and d2r/ds2 = 2 r^3: both must stay finite.
+  // The compactified chain rule carries dr/ds = r^2 and d2r/ds2 = 2 r^3, and inverting its
+  // Jacobian a determinant r^4 sin(theta): all must stay finite and non-zero.
   if (radial == Radial::Inverse && !(rOuter <= kMaxCompactifiedRadius))
-    throw std::invalid_argument("a compactified shell's outer radius must not exceed 1e100 (the chain rule carries r^3)");
+    throw std::invalid_argument("a compactified shell's outer radius must not exceed 1e60 (the chain rule carries r^4)");
 }
 
 std::array<double, 3> SphericalShellMap::toCartesian(const std::array<double, 3> &q) const {

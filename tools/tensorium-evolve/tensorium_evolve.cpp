@@ -415,10 +415,15 @@ int run(int argc, char **argv, int rank) {
   // The monitor table grows under a .partial name and takes its own name when the run ends.
   std::ofstream csv;
   const std::string csvPartial = o.monitorFile + ".partial";
+  int opened = 1;
   if (rank == 0 && !o.monitorFile.empty()) {
     csv.open(csvPartial);
-    if (!csv)
-      throw DistributedError("cannot write " + csvPartial);
+    opened = csv.is_open();
+  }
+  MPI_Bcast(&opened, 1, MPI_INT, 0, comm);
+  if (!opened)
+    throw DistributedError("cannot write " + csvPartial);
+  if (rank == 0 && !o.monitorFile.empty()) {
     csv << "time,step,L2_H,max_H,L2_M,max_M,wall_s";
     for (size_t q = 1; q <= o.tracks.size(); ++q)
       csv << ",x" << q << ",y" << q << ",z" << q;

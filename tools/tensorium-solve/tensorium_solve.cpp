@@ -226,10 +226,12 @@ int main(int argc, char **argv) {
     if (!checkFile.empty()) {
       if (!fixture.empty() || !modulePath.empty())
         throw std::invalid_argument("--check-file takes no program");
+      if (memoryEstimateOnly || !saveModule.empty())
+        throw std::invalid_argument("--memory-estimate and --save-module go with a program, not with --check-file");
     } else if (fixture.empty() == modulePath.empty()) {
       throw std::invalid_argument("give one FILE.tn or one --module LIB.so");
     }
-    if (!saveModule.empty()) {
+    if (!saveModule.empty() && checkFile.empty()) {
       if (fixture.empty())
         throw std::invalid_argument("--save-module keeps the module compiled from a FILE.tn; give one");
       requireWritableOutput("--save-module", saveModule);
@@ -312,7 +314,9 @@ int main(int argc, char **argv) {
     }
   } cleanup{scratch};
   if (!fixture.empty()) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tensorium-solve-XXXXXX").string();
+    std::error_code noTemp;
+    const std::filesystem::path temp = std::filesystem::temp_directory_path(noTemp);
+    std::string pattern = ((noTemp ? std::filesystem::path("/tmp") : temp) / "tensorium-solve-XXXXXX").string();
     if (!mkdtemp(pattern.data())) {
       std::cerr << "tensorium-solve: cannot create a scratch folder\n";
       return 2;
@@ -327,11 +331,13 @@ int main(int argc, char **argv) {
     }
     if (!saveModule.empty()) {
       // Later runs take it with --module and skip the compile.
+      const std::string partial = saveModule + ".partial";
       try {
-        const std::string partial = saveModule + ".partial";
         std::filesystem::copy_file(modulePath, partial, std::filesystem::copy_options::overwrite_existing);
         std::filesystem::rename(partial, saveModule);
       } catch (const std::exception &e) {
+        std::error_code ignored;
+        std::filesystem::remove(partial, ignored);
         std::cerr << "tensorium-solve: cannot save the module: " << e.what() << "\n";
         return 2;
       }

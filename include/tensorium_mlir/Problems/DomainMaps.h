@@ -4,18 +4,20 @@
 
 namespace tensorium_mlir::elliptic {
 
+/// Largest outer radius of a compactified shell: its chain rule carries r^3, and the inverse of
+/// its Jacobian a determinant of r^4 sin(theta) (finite below ~1e77).
+inline constexpr double kMaxCompactifiedRadius = 1e60;
+
 /// A spherical shell r in [rInner, rOuter]: logical (s, theta, phi) with theta in (0, pi) and
 /// phi in [0, 2 pi), Cartesian x = r(s) (sin theta cos phi, sin theta sin phi, cos theta).
 /// Linear radius: s = r. Inverse radius (the compactified shell): s = -1/r, so that points
 /// spread evenly in 1/r and a far outer radius costs a few points; multipole fields
 /// r^-(l+1) Y_lm are polynomials in s there.
-/// Largest outer radius of a compactified shell: its chain rule carries r^3.
-inline constexpr double kMaxCompactifiedRadius = 1e100;
-
 class SphericalShellMap {
 public:
   enum class Radial { Linear, Inverse };
-  /// Throws std::invalid_argument unless 0 < rInner < rOuter, both finite.
+  /// Throws std::invalid_argument unless 0 < rInner < rOuter, both finite (and rOuter at most
+  /// kMaxCompactifiedRadius for the inverse radius).
   SphericalShellMap(double rInner, double rOuter, Radial radial = Radial::Linear);
   double innerRadius() const { return rInner_; }
   double outerRadius() const { return rOuter_; }

@@ -123,7 +123,22 @@ TEST(CompactifiedShellMap, SingularPointsOnTheGridAreRefusedByName) {
   } catch (const std::domain_error &e) {
     EXPECT_NE(std::string(e.what()).find("the coordinate map is singular at grid point 0"), std::string::npos) << e.what();
   }
-  // Outer radii whose chain rule (r^3) overflows are refused when the map is built.
+  // Outer radii whose chain rule (r^2, r^3, a Jacobian determinant r^4) would overflow are
+  // refused when the map is built; at the largest one allowed it is still exact: f = 1/r = -s
+  // has gradient -e/r^2 and Hessian (3 e e - 1)/r^3.
   EXPECT_THROW(SphericalShellMap(1.0, 1e200, SphericalShellMap::Radial::Inverse), std::invalid_argument);
+  EXPECT_THROW(SphericalShellMap(1.0, 2 * kMaxCompactifiedRadius, SphericalShellMap::Radial::Inverse),
+               std::invalid_argument);
+  const SphericalShellMap far(1.0, kMaxCompactifiedRadius, SphericalShellMap::Radial::Inverse);
+  const double r = kMaxCompactifiedRadius, theta = 1.0, phi = 0.5;
+  const double e[3] = {std::sin(theta) * std::cos(phi), std::sin(theta) * std::sin(phi), std::cos(theta)};
+  std::array<double, 10> bundle{1 / r, -1.0, 0, 0, 0, 0, 0, 0, 0, 0};
+  far.toCartesianBundle({far.logicalRadius(r), theta, phi}, bundle);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(bundle[static_cast<size_t>(1 + i)] * r * r, -e[i], 1e-12) << i;
+  const int slot[3][3] = {{4, 5, 6}, {5, 7, 8}, {6, 8, 9}};
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_NEAR(bundle[static_cast<size_t>(slot[i][j])] * r * r * r, 3 * e[i] * e[j] - (i == j), 1e-11) << i << j;
   EXPECT_NO_THROW(SphericalShellMap(1.0, 1e200, SphericalShellMap::Radial::Linear));
 }
