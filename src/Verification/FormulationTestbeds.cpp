@@ -245,7 +245,11 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       axis(comparedName[7]) > 2)
     throw std::invalid_argument("compared component '" + comparedName + "' is not gamma_ij with i, j in x, y, z");
   report.text << "study " << study.name << ": " << study.test << "\n" << study.description << "\n"
-              << "BSSN with harmonic slicing (d_t alpha = -alpha^2 K), zero shift; x in [-0.5, 0.5] periodic, dx = 1 / (50 "
+              << (study.moduleKind == "bssn_harmonic_shift"
+                      ? "BSSN in harmonic gauge (d_t alpha = beta^k d_k alpha - alpha^2 K, d_t beta^i = beta^k d_k beta^i - "
+                        "alpha gamma^ij d_j alpha + alpha^2 gamma^jk Gamma^i_jk)"
+                      : "BSSN with harmonic slicing (d_t alpha = -alpha^2 K), zero shift")
+              << "; x in [-0.5, 0.5] periodic, dx = 1 / (50 "
                  "rho), thin periodic y and z; RK4, dt = "
               << study.courant << " dx; T = " << study.crossingTimes << " crossing times; Kreiss-Oliger sigma = "
               << study.koSigma << "; algebraic-constraint projection after each step: "

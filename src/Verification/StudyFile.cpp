@@ -42,7 +42,7 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     std::set<std::string> k = common;
     for (const char *key : {"study.test", "testbed", "testbed.amplitude", "testbed.rhos", "testbed.crossing_times",
                             "testbed.courant", "testbed.ko_sigma", "testbed.projection", "testbed.samples", "testbed.data_fixture",
-                            "testbed.parameters", "testbed.compared", "verdict",
+                            "testbed.parameters", "testbed.compared", "testbed.gauge", "verdict",
                             "verdict.expected_order", "verdict.tolerance", "verdict.growth_bound",
                             "verdict.error_bound"})
       k.insert(key);
@@ -442,6 +442,16 @@ void readTestbed(const Reader &r, StudyFile &s) {
     if (!(t.amplitude > 0) || t.amplitude >= 1)
       r.fail("testbed.amplitude", "must be in (0, 1)");
   }
+  // The BSSN module family: harmonic slicing with a frozen shift (the published tests with zero
+  // shift) or full harmonic gauge, lapse and shift (the shifted gauge wave).
+  const std::string gauge = r.string("testbed.gauge", "harmonic");
+  if (gauge == "harmonic")
+    t.moduleKind = "bssn_harmonic";
+  else if (gauge == "harmonic_shift")
+    t.moduleKind = "bssn_harmonic_shift";
+  else
+    r.fail("testbed.gauge", "expected \"harmonic\" (harmonic slicing, frozen shift) or \"harmonic_shift\" (harmonic "
+                            "lapse and shift), got '" + gauge + "'");
   t.compared = r.string("testbed.compared", "");
   if (!t.compared.empty()) {
     const std::string &c = t.compared;
