@@ -4,6 +4,7 @@
 // rank-1 descriptors into the arena, and kernel invocation through the generated adapters.
 // No MLIR here: the inputs are the host ABI descriptor or the generated C tables.
 #include "tensorium_mlir/Runtime/HostABITypes.h"
+#include "tensorium_mlir/Runtime/LargePageAllocator.h"
 #include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
 
 #include <array>
@@ -109,7 +110,7 @@ private:
   std::map<std::string, size_t> index_;
   std::vector<KernelBinding> kernels_;
   std::vector<std::string> paramNames_;
-  std::vector<double> arena_;
+  std::vector<double, LargePageAllocator<double>> arena_;
 };
 
 /// Storage from the compiler-side descriptor.
