@@ -662,6 +662,11 @@ private:
     std::map<std::tuple<int, int, int, int>, Value> deltas;
     std::set<std::pair<int, int>> prefetched;
     std::array<int8_t, 3> ahead{0, 0, 0};
+    // Components read at other rows than the point's own (y stencils): prefetched also at
+    // the rows +-ry of the plane ahead, so that the rows a tile's stencils reach beyond its
+    // edges (which no row of the tile prefetches as its own) arrive before they are needed.
+    std::set<std::pair<int, int>> prefetchedRows;
+    std::array<int8_t, 3> aheadBelow{0, 0, 0}, aheadAbove{0, 0, 0};
   };
 
   /// Builds the addressing (before the loops) and emits the loop invariants.
@@ -702,14 +707,24 @@ private:
     // read dozens of components at several planes and rows each, more streams than hardware
     // prefetchers follow, so without it every new line waits for memory.
     a.ahead = {static_cast<int8_t>(plan_.radius[0] + 1), 0, 0};
+    const auto ry = static_cast<int8_t>(plan_.radius[1]);
+    a.aheadBelow = {a.ahead[0], static_cast<int8_t>(-ry), 0};
+    a.aheadAbove = {a.ahead[0], ry, 0};
     if (prefetch_) {
       for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
         const Node &n = plan_.graph.node(id);
-        if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer)
+        if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer) {
           a.prefetched.insert({n.leaf.a, n.leaf.b});
+          if (ry > 0 && n.leaf.offset[1] != 0)
+            a.prefetchedRows.insert({n.leaf.a, n.leaf.b});
+        }
       }
       for (const auto &[arg, component] : a.prefetched)
         delta(component, a.ahead);
+      for (const auto &[arg, component] : a.prefetchedRows) {
+        delta(component, a.aheadBelow);
+        delta(component, a.aheadAbove);
+      }
     }
     emitLoopInvariants();
     return a;
@@ -728,6 +743,10 @@ private:
     for (const auto &[arg, component] : a.prefetched)
       b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, a.ahead)},
                                           /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    for (const auto &[arg, component] : a.prefetchedRows)
+      for (const auto &shift : {a.aheadBelow, a.aheadAbove})
+        b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, shift)},
+                                            /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (size_t index : storeOrder()) {
       const KernelStore &s = plan_.stores[index];
       emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
