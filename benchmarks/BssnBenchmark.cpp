@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <fstream>
 #include <immintrin.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <iterator>
 #include <sstream>
@@ -140,6 +141,30 @@ double flopsPerPoint(const std::string &counts, const std::string &function) {
   return 0;
 }
 
+/// The arena of a storage (its first buffer starts at the arena's start).
+std::span<double> arenaOf(runtime::GeneratedHostStorage &storage) {
+  return {storage.buffer(storage.buffers().front().name).data(), storage.arenaSize()};
+}
+
+/// Bytes of the mapping that holds `address` backed by transparent huge pages, from
+/// /proc/self/smaps (-1 where it cannot be read).
+double hugePageBytes(const void *address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto a = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find(':') > line.find(' ')) {
+      inside = a >= begin && a < end;
+      continue;
+    }
+    unsigned long kb = 0;
+    if (inside && std::sscanf(line.c_str(), "AnonHugePages: %lu kB", &kb) == 1)
+      return 1024.0 * static_cast<double>(kb);
+  }
+  return -1;
+}
+
 struct KernelModule {
   const char *label = "";
   const char *file = "";
@@ -240,22 +265,34 @@ int main(int argc, char **argv) {
   runs.push_back({0, "tensorium_rhs_grid_scf", 1, true});
   runs.push_back({0, "tensorium_rhs_grid_parallel", 2, true});
   for (int n : sizes) {
-    // Transparent huge pages off for this process while the second storage is first touched.
-    const bool thpToggled = prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
+    // Transparent huge pages off for this process while the second storage is first touched,
+    // and that storage advised against them afterwards (otherwise khugepaged may collapse its
+    // pages later in the run); the process's previous setting is restored.
+    const int previous = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+    const bool thpOff = previous >= 0 && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0;
     runtime::GeneratedHostStorage smallPageStorage(tables, {n, n, n});
-    if (thpToggled)
-      prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    {
+      const std::span<double> arena = arenaOf(smallPageStorage);
+      const auto start = reinterpret_cast<uintptr_t>(arena.data());
+      const uintptr_t page = start & ~uintptr_t{4095};
+      (void)madvise(reinterpret_cast<void *>(page), arena.size_bytes() + (start - page), MADV_NOHUGEPAGE);
+    }
+    if (thpOff)
+      prctl(PR_SET_THP_DISABLE, previous, 0, 0, 0);
+    else
+      std::printf("warning: transparent huge pages could not be disabled; the 'simd 4k' rows may use huge pages\n");
     runtime::GeneratedHostStorage storage(tables, {n, n, n});
     // A smooth, non-trivial state: conformal metric near delta, chi and alpha near 1.
     const size_t N = static_cast<size_t>(n) * n * n;
-    for (runtime::GeneratedHostStorage *s : {&storage, &smallPageStorage})
-    for (const auto &b : s->buffers()) {
-      std::span<double> v = s->buffer(b.name);
-      for (size_t i = 0; i < v.size(); ++i) {
-        const size_t c = i / N, p = i % N;
-        const bool diagonal = b.componentCount == 9 && (c == 0 || c == 4 || c == 8);
-        const bool unit = b.name == "chi" || b.name == "alpha" || diagonal;
-        v[i] = (unit ? 1.0 : 0.0) + 0.01 * std::sin(0.001 * static_cast<double>(p) + static_cast<double>(c));
+    for (runtime::GeneratedHostStorage *s : {&storage, &smallPageStorage}) {
+      for (const auto &b : s->buffers()) {
+        std::span<double> v = s->buffer(b.name);
+        for (size_t i = 0; i < v.size(); ++i) {
+          const size_t c = i / N, p = i % N;
+          const bool diagonal = b.componentCount == 9 && (c == 0 || c == 4 || c == 8);
+          const bool unit = b.name == "chi" || b.name == "alpha" || diagonal;
+          v[i] = (unit ? 1.0 : 0.0) + 0.01 * std::sin(0.001 * static_cast<double>(p) + static_cast<double>(c));
+        }
       }
     }
     const double h = 1.0 / n, params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
@@ -276,6 +313,11 @@ int main(int argc, char **argv) {
         invoke(runs[c]);
         times[c].push_back(seconds(start));
       }
+    // Which pages the two storages ended the rounds on.
+    const double arenaMB = static_cast<double>(arenaOf(storage).size_bytes()) / 1e6;
+    std::printf("%5d storage on huge pages: %.0f of %.0f MB (default), %.0f of %.0f MB ('simd 4k' rows)\n", n,
+                hugePageBytes(arenaOf(storage).data()) / 1e6, arenaMB,
+                hugePageBytes(arenaOf(smallPageStorage).data()) / 1e6, arenaMB);
     std::vector<double> rate(runs.size());
     for (size_t c = 0; c < runs.size(); ++c)
       rate[c] = interior / *std::min_element(times[c].begin(), times[c].end());
