@@ -314,10 +314,10 @@ int main(int argc, char **argv) {
         times[c].push_back(seconds(start));
       }
     // Which pages the two storages ended the rounds on.
-    const double arenaMB = static_cast<double>(arenaOf(storage).size_bytes()) / 1e6;
+    const std::span<double> hugeArena = arenaOf(storage), smallArena = arenaOf(smallPageStorage);
     std::printf("%5d storage on huge pages: %.0f of %.0f MB (default), %.0f of %.0f MB ('simd 4k' rows)\n", n,
-                hugePageBytes(arenaOf(storage).data()) / 1e6, arenaMB,
-                hugePageBytes(arenaOf(smallPageStorage).data()) / 1e6, arenaMB);
+                hugePageBytes(hugeArena.data()) / 1e6, static_cast<double>(hugeArena.size_bytes()) / 1e6,
+                hugePageBytes(smallArena.data()) / 1e6, static_cast<double>(smallArena.size_bytes()) / 1e6);
     std::vector<double> rate(runs.size());
     for (size_t c = 0; c < runs.size(); ++c)
       rate[c] = interior / *std::min_element(times[c].begin(), times[c].end());

@@ -656,17 +656,15 @@ private:
   }
 
   /// Index arithmetic of the stencil reads: strides, the loop-invariant offset of every
-  /// (component, stencil shift) the kernel reads or writes, and the prefetched components.
+  /// (component, stencil shift) the kernel reads or writes, and the prefetched points.
   struct Addressing {
     Value sx, nz, total;
     std::map<std::tuple<int, int, int, int>, Value> deltas;
-    std::set<std::pair<int, int>> prefetched;
-    std::array<int8_t, 3> ahead{0, 0, 0};
-    // Components read at other rows than the point's own (y stencils): prefetched also at
-    // the rows +-ry of the plane ahead, so that the rows a tile's stencils reach beyond its
-    // edges (which no row of the tile prefetches as its own) arrive before they are needed.
-    std::set<std::pair<int, int>> prefetchedRows;
-    std::array<int8_t, 3> aheadBelow{0, 0, 0}, aheadAbove{0, 0, 0};
+    struct Prefetch {
+      int arg, component;
+      std::array<int8_t, 3> shift;
+    };
+    std::vector<Prefetch> prefetches; // in emission order
   };
 
   /// Builds the addressing (before the loops) and emits the loop invariants.
@@ -706,25 +704,26 @@ private:
     // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
     // read dozens of components at several planes and rows each, more streams than hardware
     // prefetchers follow, so without it every new line waits for memory.
-    a.ahead = {static_cast<int8_t>(plan_.radius[0] + 1), 0, 0};
-    const auto ry = static_cast<int8_t>(plan_.radius[1]);
-    a.aheadBelow = {a.ahead[0], static_cast<int8_t>(-ry), 0};
-    a.aheadAbove = {a.ahead[0], ry, 0};
+    // Components read with a y-stencil are prefetched there also at rows j -+ ry: the rows a
+    // tile's stencils reach beyond its edges, which no row of the tile prefetches as its own.
     if (prefetch_) {
+      const auto ahead = static_cast<int8_t>(plan_.radius[0] + 1), ry = static_cast<int8_t>(plan_.radius[1]);
+      std::set<std::pair<int, int>> read, readAcrossRows;
       for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
         const Node &n = plan_.graph.node(id);
         if (n.op == NodeOp::Leaf && plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer) {
-          a.prefetched.insert({n.leaf.a, n.leaf.b});
-          if (ry > 0 && n.leaf.offset[1] != 0)
-            a.prefetchedRows.insert({n.leaf.a, n.leaf.b});
+          read.insert({n.leaf.a, n.leaf.b});
+          if (n.leaf.offset[1] != 0)
+            readAcrossRows.insert({n.leaf.a, n.leaf.b});
         }
       }
-      for (const auto &[arg, component] : a.prefetched)
-        delta(component, a.ahead);
-      for (const auto &[arg, component] : a.prefetchedRows) {
-        delta(component, a.aheadBelow);
-        delta(component, a.aheadAbove);
-      }
+      for (const auto &[arg, component] : read)
+        a.prefetches.push_back({arg, component, {ahead, 0, 0}});
+      for (const auto &[arg, component] : readAcrossRows)
+        for (int8_t dy : {static_cast<int8_t>(-ry), ry})
+          a.prefetches.push_back({arg, component, {ahead, dy, 0}});
+      for (const auto &p : a.prefetches)
+        delta(p.component, p.shift);
     }
     emitLoopInvariants();
     return a;
@@ -740,13 +739,9 @@ private:
       Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
       return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
     };
-    for (const auto &[arg, component] : a.prefetched)
-      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, a.ahead)},
+    for (const auto &p : a.prefetches)
+      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(p.arg), ValueRange{address(p.component, p.shift)},
                                           /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
-    for (const auto &[arg, component] : a.prefetchedRows)
-      for (const auto &shift : {a.aheadBelow, a.aheadAbove})
-        b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(arg), ValueRange{address(component, shift)},
-                                            /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
     for (size_t index : storeOrder()) {
       const KernelStore &s = plan_.stores[index];
       emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
