@@ -18,9 +18,20 @@ double invertSymmetric(const double m[9], double inv[9]) {
   return det;
 }
 
+/// det(delta + h) - 1 of a symmetric deviation h (row-major): trace, principal 2x2 minors and
+/// det h, so that a deviation of 1e-8 keeps its digits.
+double determinantMinusOne(const double h[9]) {
+  const double minors = h[0] * h[4] - h[1] * h[3] + h[0] * h[8] - h[2] * h[6] + h[4] * h[8] - h[5] * h[7];
+  const double det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) +
+                     h[2] * (h[3] * h[7] - h[4] * h[6]);
+  return h[0] + h[4] + h[8] + minors + det;
+}
+
+constexpr bool isDiagonal(int c) { return c == 0 || c == 4 || c == 8; }
+
 } // namespace
 
-void computeInverseConformalMetric(runtime::UniformGridStorage &storage) {
+void computeInverseConformalMetric(runtime::UniformGridStorage &storage, ConformalMetricForm form) {
   std::span<const double> gt = std::as_const(storage).buffer("gammatilde");
   std::span<double> gu = storage.buffer("gammatildeU");
   const size_t n = storage.shape().points();
@@ -29,31 +40,41 @@ void computeInverseConformalMetric(runtime::UniformGridStorage &storage) {
   for (size_t p = 0; p < n; ++p) {
     double m[9], inv[9];
     for (size_t c = 0; c < 9; ++c)
-      m[c] = gt[c * n + p];
+      m[c] = gt[c * n + p] + (form == ConformalMetricForm::Deviation && isDiagonal(static_cast<int>(c)) ? 1.0 : 0.0);
     invertSymmetric(m, inv);
     for (size_t c = 0; c < 9; ++c)
       gu[c * n + p] = inv[c];
   }
 }
 
-DistributedEvolution::StateHook bssnAlgebraicConstraints() {
-  return [](std::span<double> owned, const DistributedEvolution &e) {
+void imposeBssnAlgebraicConstraints(double gt[9], double at[9], ConformalMetricForm form) {
+  double inv[9], full[9]; // full: the rescaled conformal metric, inv: its inverse
+  if (form == ConformalMetricForm::Full) {
+    const double scale = std::cbrt(1.0 / invertSymmetric(gt, inv));
+    for (int c = 0; c < 9; ++c)
+      full[c] = gt[c] *= scale, inv[c] /= scale;
+  } else {
+    const double s = std::expm1(-std::log1p(determinantMinusOne(gt)) / 3); // det^(-1/3) - 1
+    for (int c = 0; c < 9; ++c) {
+      gt[c] = (1 + s) * gt[c] + (isDiagonal(c) ? s : 0.0);
+      full[c] = gt[c] + (isDiagonal(c) ? 1.0 : 0.0);
+    }
+    invertSymmetric(full, inv);
+  }
+  double trace = 0;
+  for (int c = 0; c < 9; ++c)
+    trace += inv[c] * at[c];
+  for (int c = 0; c < 9; ++c)
+    at[c] -= full[c] * trace / 3;
+}
+
+DistributedEvolution::StateHook bssnAlgebraicConstraints(ConformalMetricForm form) {
+  return [form](std::span<double> owned, const DistributedEvolution &e) {
     const int g = e.field("gammatilde").offset, a = e.field("Atilde").offset, dof = e.grid().dof();
     if (e.field("gammatilde").components != 9 || e.field("Atilde").components != 9)
       throw DistributedError("BSSN constraints need 9-component gammatilde and Atilde");
-    for (size_t q = 0; q + static_cast<size_t>(dof) <= owned.size(); q += static_cast<size_t>(dof)) {
-      double *gt = owned.data() + q + g, *at = owned.data() + q + a;
-      double inv[9];
-      const double det = invertSymmetric(gt, inv);
-      const double scale = std::cbrt(1.0 / det);
-      for (int c = 0; c < 9; ++c)
-        gt[c] *= scale, inv[c] /= scale;
-      double trace = 0;
-      for (int c = 0; c < 9; ++c)
-        trace += inv[c] * at[c];
-      for (int c = 0; c < 9; ++c)
-        at[c] -= gt[c] * trace / 3;
-    }
+    for (size_t q = 0; q + static_cast<size_t>(dof) <= owned.size(); q += static_cast<size_t>(dof))
+      imposeBssnAlgebraicConstraints(owned.data() + q + g, owned.data() + q + a, form);
   };
 }
 

@@ -14,12 +14,15 @@ namespace {
 
 constexpr double kTwoPi = 2 * std::numbers::pi;
 
-/// ADM variables of a solution that depends on t and x only, with d_x gamma_ij.
+/// ADM variables of a solution that depends on t and x only, with d_x gamma_ij; alpha and
+/// gamma_ij also as deviations from flat space, formed without the rounding of 1 + deviation.
 struct PlaneADM {
   double alpha = 1;
   double gamma[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double K[3][3] = {};
   double dxGamma[3][3] = {};
+  double alphaDev = 0;        ///< alpha - 1
+  double gammaDev[3][3] = {}; ///< gamma_ij - delta_ij
 };
 
 PlaneADM gaugeWave(double A, double t, double x) {
@@ -27,6 +30,8 @@ PlaneADM gaugeWave(double A, double t, double x) {
   const double phase = kTwoPi * (x - t), H = 1 - A * std::sin(phase), dH = A * kTwoPi * std::cos(phase);
   s.alpha = std::sqrt(H);
   s.gamma[0][0] = H;
+  s.alphaDev = std::expm1(0.5 * std::log1p(-A * std::sin(phase)));
+  s.gammaDev[0][0] = -A * std::sin(phase);
   s.dxGamma[0][0] = -dH;             // d_x H
   s.K[0][0] = -dH / (2 * s.alpha);   // -(d_t gamma_xx) / (2 alpha), beta = 0
   return s;
@@ -37,6 +42,8 @@ PlaneADM linearWave(double A, double t, double x) {
   const double phase = kTwoPi * (x - t), b = A * std::sin(phase), db = A * kTwoPi * std::cos(phase);
   s.gamma[1][1] = 1 + b;
   s.gamma[2][2] = 1 - b;
+  s.gammaDev[1][1] = b;
+  s.gammaDev[2][2] = -b;
   s.dxGamma[1][1] = db;
   s.dxGamma[2][2] = -db;
   s.K[1][1] = db / 2; // -(d_t gamma_yy) / 2 with d_t b = -db
@@ -58,10 +65,21 @@ void invert(const double m[3][3], double inv[3][3], double &det) {
   inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
 }
 
+/// det(delta + h) - 1 from the deviation h itself: trace, principal 2x2 minors, det h.
+double determinantMinusOne(const double h[3][3]) {
+  const double minors = h[0][0] * h[1][1] - h[0][1] * h[1][0] + h[0][0] * h[2][2] - h[0][2] * h[2][0] +
+                        h[1][1] * h[2][2] - h[1][2] * h[2][1];
+  const double det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) - h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0]) +
+                     h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0]);
+  return h[0][0] + h[1][1] + h[2][2] + minors + det;
+}
+
 /// BSSN variables of plane-wave ADM data at every point of g: chi = det^(-1/3), gammatilde =
 /// chi gamma, Atilde = chi (K_ij - gamma_ij K / 3), Gammatilde^i = -d_x gammatilde^(ix) with
-/// gammatilde^ij = det^(1/3) gamma^ij differentiated in closed form; beta = B = 0.
-BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &at) {
+/// gammatilde^ij = det^(1/3) gamma^ij differentiated in closed form; beta = B = 0. With
+/// `deviation`, chi, gammatilde_ij and alpha are stored as chi - 1 = expm1(-log1p(det - 1) / 3),
+/// gammatilde_ij - delta_ij = (chi - 1) delta_ij + chi (gamma_ij - delta_ij) and alpha - 1.
+BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &at, bool deviation = false) {
   BSSNState s(g.points());
   const size_t N = g.points();
   for (int i = 0; i < g.n[0]; ++i)
@@ -78,13 +96,14 @@ BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &a
             trK += inv[m][n] * a.K[m][n];
             trDg += inv[m][n] * a.dxGamma[m][n];
           }
-        s.chi[p] = chi;
+        const double chiDev = std::expm1(-std::log1p(determinantMinusOne(a.gammaDev)) / 3);
+        s.chi[p] = deviation ? chiDev : chi;
         s.K[p] = trK;
-        s.alpha[p] = a.alpha;
+        s.alpha[p] = deviation ? a.alphaDev : a.alpha;
         for (int m = 0; m < 3; ++m)
           for (int n = 0; n < 3; ++n) {
             const size_t c = static_cast<size_t>(m * 3 + n) * N + p;
-            s.gammatilde[c] = chi * a.gamma[m][n];
+            s.gammatilde[c] = deviation ? (m == n ? chiDev : 0.0) + (1 + chiDev) * a.gammaDev[m][n] : chi * a.gamma[m][n];
             s.Atilde[c] = chi * (a.K[m][n] - a.gamma[m][n] * trK / 3);
           }
         for (int m = 0; m < 3; ++m) {
@@ -111,8 +130,8 @@ double noiseAt(uint64_t key) {
 
 /// Minkowski plus noise of amplitude eps on every component of every variable (symmetric
 /// tensors keep their symmetry); `nx`, `ny`, `nz` the global points per axis.
-BSSNState noisyMinkowski(const Grid &g, double eps, const std::array<int, 3> &global) {
-  BSSNState s = planeWaveState(g, [](double) { return PlaneADM{}; });
+BSSNState noisyMinkowski(const Grid &g, double eps, const std::array<int, 3> &global, bool deviation) {
+  BSSNState s = planeWaveState(g, [](double) { return PlaneADM{}; }, deviation);
   const size_t N = g.points();
   uint64_t field = 0;
   for (auto [name, values] : bssnFields(s)) {
@@ -147,9 +166,56 @@ std::vector<double> moduleParams(const LoadedModule &m, const std::map<std::stri
   return out;
 }
 
+/// The compared component at point p: gamma_ij = gammatilde_ij / chi of the full variables, or
+/// gamma_ij - delta_ij = (h_ij - delta_ij c) / (1 + c) of the deviations h, c.
+double comparedValue(const BSSNState &s, size_t component, size_t p, bool deviation) {
+  const size_t N = s.n;
+  if (!deviation)
+    return s.gammatilde[component * N + p] / s.chi[p];
+  return (s.gammatilde[component * N + p] - (component % 4 == 0 ? s.chi[p] : 0.0)) / (1 + s.chi[p]);
+}
+
+/// The full BSSN variables of a state in deviation form.
+BSSNState withFlatBackground(BSSNState s) {
+  const size_t N = s.n;
+  for (size_t p = 0; p < N; ++p) {
+    s.chi[p] += 1;
+    s.alpha[p] += 1;
+    for (size_t c : {0u, 4u, 8u})
+      s.gammatilde[c * N + p] += 1;
+  }
+  return s;
+}
+
+/// The part of e that is odd under a shift by half the unit period along x, (e(x) - e(x + 1/2)) / 2,
+/// at the points this rank owns (zero elsewhere): the odd harmonics of the wave. The values at
+/// x + 1/2 come from whichever rank owns them.
+std::vector<double> oddHarmonicPart(const std::vector<double> &e, const Grid &g, const Mask &owned,
+                                    const std::array<int, 3> &global, MPI_Comm comm) {
+  const size_t total = static_cast<size_t>(global[0]) * global[1] * global[2];
+  const auto at = [&](int i, int j, int k) {
+    return (static_cast<size_t>(i) * global[1] + static_cast<size_t>(j)) * global[2] + static_cast<size_t>(k);
+  };
+  std::vector<double> local(total, 0.0), all(total, 0.0);
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k)
+        if (const size_t p = g.index(i, j, k); owned[p] > 0)
+          local[at(g.offset[0] + i, g.offset[1] + j, g.offset[2] + k)] = e[p];
+  MPI_Allreduce(local.data(), all.data(), static_cast<int>(total), MPI_DOUBLE, MPI_SUM, comm);
+  std::vector<double> odd(e.size(), 0.0);
+  for (int i = 0; i < g.n[0]; ++i)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int k = 0; k < g.n[2]; ++k)
+        if (const size_t p = g.index(i, j, k); owned[p] > 0)
+          odd[p] = (e[p] - all[at((g.offset[0] + i + global[0] / 2) % global[0], g.offset[1] + j, g.offset[2] + k)]) / 2;
+  return odd;
+}
+
 struct RunResult {
   std::vector<std::pair<double, Norms>> hamiltonian; // (t, norms of H)
   Norms error;                                       // of the compared component at the end
+  Norms wholeError; ///< the whole error when `error` is its odd harmonics
   int steps = 0;
   double h = 0;
   double lostAt = -1; ///< the first sample time with a non-finite constraint, -1 when none
@@ -159,16 +225,15 @@ struct RunResult {
 /// The compared component at T at the points x = -0.5 + i / 50 (i < 50), y = z = 0: gathered
 /// from the ranks that own them, the same on every rank.
 std::vector<double> sampleOnCoarsest(const BSSNState &s, const Grid &g, const Mask &owned, size_t component, int rho,
-                                     MPI_Comm comm) {
+                                     bool deviation, MPI_Comm comm) {
   std::vector<double> local(50, 0.0), out(50, 0.0);
-  const size_t N = g.points();
   for (int i = 0; i < 50; ++i) {
     const int li = i * rho - g.offset[0], lj = -g.offset[1], lk = -g.offset[2];
     if (li < 0 || li >= g.n[0] || lj < 0 || lj >= g.n[1] || lk < 0 || lk >= g.n[2])
       continue;
     const size_t p = g.index(li, lj, lk);
     if (owned[p] > 0)
-      local[static_cast<size_t>(i)] = s.gammatilde[component * N + p] / s.chi[p];
+      local[static_cast<size_t>(i)] = comparedValue(s, component, p, deviation);
   }
   MPI_Allreduce(local.data(), out.data(), 50, MPI_DOUBLE, MPI_SUM, comm);
   return out;
@@ -254,6 +319,9 @@ void runTestbed(const TestbedStudy &study, Report &report) {
               << study.courant << " dx; T = " << study.crossingTimes << " crossing times; Kreiss-Oliger sigma = "
               << study.koSigma << "; algebraic-constraint projection after each step: "
               << (study.projection ? "on" : "off") << "\n";
+  if (study.deviation)
+    report.text << "variables: chi - 1, gammatilde_ij - delta_ij and alpha - 1 (deviation form, "
+                   "fixtures/gr/bssn_harmonic_deviation_3d.tn)\n";
   if (noise)
     report.text << "data: Minkowski plus uniform noise of amplitude " << study.amplitude << " / rho^2 on every variable\n";
   else if (fromFixture)
@@ -277,16 +345,22 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       const int steps = static_cast<int>(std::lround(study.crossingTimes / dt));
       distributed::GridSpec spec{{nx, nyz, nyz}, {-0.5, 0, 0}, {h, h, h}, 0, distributed::Boundary::Periodic};
       Evolution e(spec, module, params);
+      const distributed::ConformalMetricForm form =
+          study.deviation ? distributed::ConformalMetricForm::Deviation : distributed::ConformalMetricForm::Full;
+      e.engine->setPreRhsHook([form](runtime::UniformGridStorage &st, const distributed::DistributedGrid &) {
+        distributed::computeInverseConformalMetric(st, form);
+      });
       if (study.projection)
-        e.engine->setPostStepHook(distributed::bssnAlgebraicConstraints());
+        e.engine->setPostStepHook(distributed::bssnAlgebraicConstraints(form));
       const Grid &g = e.grid;
       const double A = study.amplitude;
       auto exact = [&](double t) {
         if (fromFixture)
           return sliceState(moduleAt(study.dataModule), g, study.dataParameters, study.timeParameter, t);
-        return planeWaveState(g, [&](double x) { return gauge ? gaugeWave(A, t, x) : linearWave(A, t, x); });
+        return planeWaveState(g, [&](double x) { return gauge ? gaugeWave(A, t, x) : linearWave(A, t, x); },
+                              study.deviation);
       };
-      e.load(noise ? noisyMinkowski(g, A / (rho * rho), {nx, nyz, nyz}) : exact(0));
+      e.load(noise ? noisyMinkowski(g, A / (rho * rho), {nx, nyz, nyz}, study.deviation) : exact(0));
       const Mask interior = e.interior();
       RunResult r;
       r.h = h;
@@ -294,7 +368,8 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       const int every = std::max(1, steps / std::max(1, study.samples));
       for (int s = 0;; ++s) {
         if (s % every == 0 || s == steps) {
-          const ConstraintNorms c = evaluateConstraints(g, toADM(e.state()), order, interior);
+          const ConstraintNorms c =
+              evaluateConstraints(g, toADM(study.deviation ? withFlatBackground(e.state()) : e.state()), order, interior);
           if (!std::isfinite(c.H.l2) || !std::isfinite(c.H.max)) {
             // The evolution has lost the solution: keep what was measured, judge it failed.
             r.lostAt = s * dt;
@@ -311,9 +386,13 @@ void runTestbed(const TestbedStudy &study, Report &report) {
         const size_t N = g.points();
         std::vector<double> error(N);
         for (size_t p = 0; p < N; ++p)
-          error[p] = end.gammatilde[compared * N + p] / end.chi[p] - want.gammatilde[compared * N + p] / want.chi[p];
+          error[p] = comparedValue(end, compared, p, study.deviation) - comparedValue(want, compared, p, study.deviation);
         r.error = norms(error, interior);
-        r.coarse = sampleOnCoarsest(end, g, interior, compared, rho, gComm);
+        if (study.oddHarmonics) {
+          r.wholeError = r.error;
+          r.error = norms(oddHarmonicPart(error, g, interior, {nx, nyz, nyz}, gComm), interior);
+        }
+        r.coarse = sampleOnCoarsest(end, g, interior, compared, rho, study.deviation, gComm);
       }
       if (r.lostAt >= 0) {
         r.error.l2 = r.error.max = std::nan("");
@@ -379,15 +458,27 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       message << "; required <= " << study.growthBound << " at every rho and no more than twice the coarsest's at the finest";
       report.verdict(study.test + " order " + std::to_string(order), ok, message.str(), seconds);
     } else {
-      report.text << "\nerror of " << comparedName << " at T:\n";
-      std::snprintf(line, sizeof line, "%5s %6s %9s %7s %12s %12s %8s\n", "rho", "n", "dx", "steps", "L2", "max", "p");
+      report.text << "\nerror of " << comparedName << " at T"
+                  << (study.oddHarmonics ? ", its odd harmonics (e(x) - e(x + 1/2)) / 2; the whole error after them" : "")
+                  << ":\n";
+      std::snprintf(line, sizeof line, "%5s %6s %9s %7s %12s %12s %8s", "rho", "n", "dx", "steps", "L2", "max", "p");
       report.text << line;
+      if (study.oddHarmonics) {
+        std::snprintf(line, sizeof line, " %12s %12s", "whole L2", "whole max");
+        report.text << line;
+      }
+      report.text << "\n";
       OrderSeries series;
       for (size_t i = 0; i < results.size(); ++i) {
         const double p = series.add(results[i].error.l2, results[i].h);
-        std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %8.3f\n", study.rhos[i], 50 * study.rhos[i],
+        std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %8.3f", study.rhos[i], 50 * study.rhos[i],
                       results[i].h, results[i].steps, results[i].error.l2, results[i].error.max, p);
         report.text << line;
+        if (study.oddHarmonics) {
+          std::snprintf(line, sizeof line, " %12.4e %12.4e", results[i].wholeError.l2, results[i].wholeError.max);
+          report.text << line;
+        }
+        report.text << "\n";
         char row[320];
         std::snprintf(row, sizeof row, "%s error,%d,%d,%.17g,%zu,nan,nan,nan,%.17g,%.17g,%.6g\n", study.test.c_str(),
                       order, 50 * study.rhos[i], results[i].h, results[i].error.count, results[i].error.l2,

@@ -42,7 +42,7 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     std::set<std::string> k = common;
     for (const char *key : {"study.test", "testbed", "testbed.amplitude", "testbed.rhos", "testbed.crossing_times",
                             "testbed.courant", "testbed.ko_sigma", "testbed.projection", "testbed.samples", "testbed.data_fixture",
-                            "testbed.parameters", "testbed.compared", "testbed.gauge", "verdict",
+                            "testbed.parameters", "testbed.compared", "testbed.gauge", "testbed.variables", "testbed.error_part", "verdict",
                             "verdict.expected_order", "verdict.tolerance", "verdict.growth_bound",
                             "verdict.error_bound"})
       k.insert(key);
@@ -452,6 +452,29 @@ void readTestbed(const Reader &r, StudyFile &s) {
   else
     r.fail("testbed.gauge", "expected \"harmonic\" (harmonic slicing, frozen shift) or \"harmonic_shift\" (harmonic "
                             "lapse and shift), got '" + gauge + "'");
+  // Stored variables: the BSSN fields themselves, or chi, gammatilde_ij and alpha as deviations
+  // from flat space (full relative precision for waves of small amplitude).
+  const std::string variables = r.string("testbed.variables", "full");
+  if (variables == "deviation") {
+    t.deviation = true;
+    if (gauge != "harmonic")
+      r.fail("testbed.variables", "the deviation form exists for the harmonic slicing with frozen shift "
+                                  "(testbed.gauge = \"harmonic\"), not for '" + gauge + "'");
+    else if (fromFixture)
+      r.fail("testbed.variables", "an exact-solution testbed's slice kernel gives the full variables; use \"full\"");
+    else
+      t.moduleKind = "bssn_harmonic_deviation";
+  } else if (variables != "full")
+    r.fail("testbed.variables", "expected \"full\" (the BSSN variables) or \"deviation\" (chi - 1, gammatilde_ij - "
+                                "delta_ij, alpha - 1), got '" + variables + "'");
+  const std::string part = r.string("testbed.error_part", "all");
+  if (part == "odd_harmonics") {
+    t.oddHarmonics = true;
+    if (t.test != "linear-wave")
+      r.fail("testbed.error_part", "the odd harmonics separate the linear wave's linear response; '" + t.test +
+                                      "' is judged on its whole error");
+  } else if (part != "all")
+    r.fail("testbed.error_part", "expected \"all\" or \"odd_harmonics\", got '" + part + "'");
   t.compared = r.string("testbed.compared", "");
   if (!t.compared.empty()) {
     const std::string &c = t.compared;

@@ -5,11 +5,24 @@
 
 namespace tensorium_mlir::distributed {
 
-/// gammatildeU = inverse(gammatilde) at every point of the storage (9 components each).
-void computeInverseConformalMetric(runtime::UniformGridStorage &storage);
+/// What the `gammatilde` buffer holds: the conformal metric itself, or its deviation from the
+/// flat metric (gammatilde_ij - delta_ij), as a BSSN program in deviation form evolves it
+/// (fixtures/gr/bssn_harmonic_deviation_3d.tn).
+enum class ConformalMetricForm { Full, Deviation };
+
+/// gammatildeU = inverse(gammatilde) at every point of the storage (9 components each); in
+/// deviation form the inverse of delta + gammatilde.
+void computeInverseConformalMetric(runtime::UniformGridStorage &storage,
+                                   ConformalMetricForm form = ConformalMetricForm::Full);
+
+/// The algebraic constraints at one point: gammatilde (or its deviation) and Atilde, 9
+/// components each, row-major, changed in place as bssnAlgebraicConstraints describes.
+void imposeBssnAlgebraicConstraints(double gammatilde[9], double Atilde[9], ConformalMetricForm form);
 
 /// det gammatilde = 1 (gammatilde scaled by det^(-1/3)) and trace-free Atilde
-/// (Atilde -= gammatilde tr(Atilde) / 3, trace with the inverse of the rescaled metric).
-DistributedEvolution::StateHook bssnAlgebraicConstraints();
+/// (Atilde -= gammatilde tr(Atilde) / 3, trace with the inverse of the rescaled metric). In
+/// deviation form the stored deviation h becomes (1 + s) h + s delta with 1 + s = det^(-1/3),
+/// det - 1 and s formed from h without the rounding of 1 + h.
+DistributedEvolution::StateHook bssnAlgebraicConstraints(ConformalMetricForm form = ConformalMetricForm::Full);
 
 } // namespace tensorium_mlir::distributed
