@@ -18,18 +18,16 @@ double invertSymmetric(const double m[9], double inv[9]) {
   return det;
 }
 
-/// det(delta + h) - 1 of a symmetric deviation h (row-major): trace, principal 2x2 minors and
-/// det h, so that a deviation of 1e-8 keeps its digits.
-double determinantMinusOne(const double h[9]) {
+constexpr bool isDiagonal(int c) { return c == 0 || c == 4 || c == 8; }
+
+} // namespace
+
+double conformalDeterminantMinusOne(const double h[9]) {
   const double minors = h[0] * h[4] - h[1] * h[3] + h[0] * h[8] - h[2] * h[6] + h[4] * h[8] - h[5] * h[7];
   const double det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) +
                      h[2] * (h[3] * h[7] - h[4] * h[6]);
   return h[0] + h[4] + h[8] + minors + det;
 }
-
-constexpr bool isDiagonal(int c) { return c == 0 || c == 4 || c == 8; }
-
-} // namespace
 
 void computeInverseConformalMetric(runtime::UniformGridStorage &storage, ConformalMetricForm form) {
   std::span<const double> gt = std::as_const(storage).buffer("gammatilde");
@@ -40,7 +38,9 @@ void computeInverseConformalMetric(runtime::UniformGridStorage &storage, Conform
   for (size_t p = 0; p < n; ++p) {
     double m[9], inv[9];
     for (size_t c = 0; c < 9; ++c)
-      m[c] = gt[c * n + p] + (form == ConformalMetricForm::Deviation && isDiagonal(static_cast<int>(c)) ? 1.0 : 0.0);
+      m[c] = gt[c * n + p];
+    if (form == ConformalMetricForm::Deviation)
+      m[0] += 1, m[4] += 1, m[8] += 1;
     invertSymmetric(m, inv);
     for (size_t c = 0; c < 9; ++c)
       gu[c * n + p] = inv[c];
@@ -54,7 +54,7 @@ void imposeBssnAlgebraicConstraints(double gt[9], double at[9], ConformalMetricF
     for (int c = 0; c < 9; ++c)
       full[c] = gt[c] *= scale, inv[c] /= scale;
   } else {
-    const double s = std::expm1(-std::log1p(determinantMinusOne(gt)) / 3); // det^(-1/3) - 1
+    const double s = std::expm1(-std::log1p(conformalDeterminantMinusOne(gt)) / 3); // det^(-1/3) - 1
     for (int c = 0; c < 9; ++c) {
       gt[c] = (1 + s) * gt[c] + (isDiagonal(c) ? s : 0.0);
       full[c] = gt[c] + (isDiagonal(c) ? 1.0 : 0.0);

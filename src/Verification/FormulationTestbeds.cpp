@@ -65,15 +65,6 @@ void invert(const double m[3][3], double inv[3][3], double &det) {
   inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
 }
 
-/// det(delta + h) - 1 from the deviation h itself: trace, principal 2x2 minors, det h.
-double determinantMinusOne(const double h[3][3]) {
-  const double minors = h[0][0] * h[1][1] - h[0][1] * h[1][0] + h[0][0] * h[2][2] - h[0][2] * h[2][0] +
-                        h[1][1] * h[2][2] - h[1][2] * h[2][1];
-  const double det = h[0][0] * (h[1][1] * h[2][2] - h[1][2] * h[2][1]) - h[0][1] * (h[1][0] * h[2][2] - h[1][2] * h[2][0]) +
-                     h[0][2] * (h[1][0] * h[2][1] - h[1][1] * h[2][0]);
-  return h[0][0] + h[1][1] + h[2][2] + minors + det;
-}
-
 /// BSSN variables of plane-wave ADM data at every point of g: chi = det^(-1/3), gammatilde =
 /// chi gamma, Atilde = chi (K_ij - gamma_ij K / 3), Gammatilde^i = -d_x gammatilde^(ix) with
 /// gammatilde^ij = det^(1/3) gamma^ij differentiated in closed form; beta = B = 0. With
@@ -96,7 +87,7 @@ BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &a
             trK += inv[m][n] * a.K[m][n];
             trDg += inv[m][n] * a.dxGamma[m][n];
           }
-        const double chiDev = std::expm1(-std::log1p(determinantMinusOne(a.gammaDev)) / 3);
+        const double chiDev = std::expm1(-std::log1p(distributed::conformalDeterminantMinusOne(&a.gammaDev[0][0])) / 3);
         s.chi[p] = deviation ? chiDev : chi;
         s.K[p] = trK;
         s.alpha[p] = deviation ? a.alphaDev : a.alpha;
@@ -480,12 +471,14 @@ void runTestbed(const TestbedStudy &study, Report &report) {
         }
         report.text << "\n";
         char row[320];
-        std::snprintf(row, sizeof row, "%s error,%d,%d,%.17g,%zu,nan,nan,nan,%.17g,%.17g,%.6g\n", study.test.c_str(),
+        // The judged error's label says when it is the odd harmonics alone.
+        const std::string label = study.test + (study.oddHarmonics ? " odd-harmonic" : "");
+        std::snprintf(row, sizeof row, "%s error,%d,%d,%.17g,%zu,nan,nan,nan,%.17g,%.17g,%.6g\n", label.c_str(),
                       order, 50 * study.rhos[i], results[i].h, results[i].error.count, results[i].error.l2,
                       results[i].error.max, p);
         report.csv << row;
         std::snprintf(row, sizeof row, "{\"label\": \"%s\", \"order\": %d, \"rho\": %d, \"h\": %.17g, \"error_l2\": %.17g}",
-                      study.test.c_str(), order, study.rhos[i], results[i].h, results[i].error.l2);
+                      label.c_str(), order, study.rhos[i], results[i].h, results[i].error.l2);
         report.json.push_back(row);
       }
       // Richardson self-convergence from the three finest runs on the coarsest grid's points: the

@@ -10,6 +10,10 @@ namespace tensorium_mlir::distributed {
 /// (fixtures/gr/bssn_harmonic_deviation_3d.tn).
 enum class ConformalMetricForm { Full, Deviation };
 
+/// det(delta + h) - 1 of a symmetric deviation h (row-major) from h itself (trace, principal
+/// 2x2 minors, det h), so that a deviation of 1e-8 keeps its digits.
+double conformalDeterminantMinusOne(const double h[9]);
+
 /// gammatildeU = inverse(gammatilde) at every point of the storage (9 components each); in
 /// deviation form the inverse of delta + gammatilde.
 void computeInverseConformalMetric(runtime::UniformGridStorage &storage,
