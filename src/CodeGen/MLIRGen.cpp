@@ -656,7 +656,9 @@ private:
   }
 
   /// Index arithmetic of the stencil reads: strides, the loop-invariant offset of every
-  /// (component, stencil shift) the kernel reads or writes, and the prefetched points.
+  /// (component, x and y shift) the kernel reads or writes, and the prefetched points. The z
+  /// shift is added inside the loop as a constant, so that the reads of one row of a component
+  /// share one offset and differ only in the displacement of their addresses.
   struct Addressing {
     Value sx, nz, total;
     std::map<std::tuple<int, int, int, int>, Value> deltas;
@@ -674,7 +676,7 @@ private:
     a.sx = b_.create<mlir::arith::MulIOp>(loc_, ny, nz);
     a.total = b_.create<mlir::arith::MulIOp>(loc_, nx, a.sx);
     auto delta = [&](int component, const std::array<int8_t, 3> &off) {
-      auto key = std::make_tuple(component, off[0], off[1], off[2]);
+      auto key = std::make_tuple(component, off[0], off[1], 0);
       if (a.deltas.count(key))
         return;
       Value d;
@@ -690,8 +692,6 @@ private:
         accumulate(scaled(off[0], a.sx));
       if (off[1])
         accumulate(scaled(off[1], nz));
-      if (off[2])
-        accumulate(indexConst(off[2]));
       a.deltas[key] = d;
     };
     for (NodeId id : plan_.graph.topologicalOrder(storeRoots())) {
@@ -736,8 +736,9 @@ private:
                                              b_.create<mlir::arith::MulIOp>(loc_, ivs[1], a.nz)),
         ivs[2]);
     auto address = [&](int component, const std::array<int8_t, 3> &off) -> Value {
-      Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], off[2]));
-      return d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
+      Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], 0));
+      Value row = d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
+      return off[2] ? b_.create<mlir::arith::AddIOp>(loc_, row, indexConst(off[2])).getResult() : row;
     };
     for (const auto &p : a.prefetches)
       b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(p.arg), ValueRange{address(p.component, p.shift)},
