@@ -246,15 +246,19 @@ struct Evolution {
   }
   Evolution(const distributed::GridSpec &spec, int order, std::vector<double> p)
       : Evolution(spec, moduleFor("bssn", order), std::move(p)) {}
-  Evolution(const distributed::GridSpec &spec, const LoadedModule &m, std::vector<double> p)
+  /// `form`: what the module's gammatilde holds (the full conformal metric or its deviation
+  /// from delta), for the inverse metric recomputed before every right-hand side.
+  Evolution(const distributed::GridSpec &spec, const LoadedModule &m, std::vector<double> p,
+            distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full)
       : module(&m),
         engine(std::make_unique<distributed::DistributedEvolution>(
             gComm, distributed::KernelModuleTables{module->tables(), module->adapters()}, options(spec, std::move(p)))),
         grid(localGrid(engine->grid())), storage(engine->storage()) {
     for (const distributed::EvolvedField &f : engine->fields())
       pairs.push_back({f.rhs, f.name});
-    engine->setPreRhsHook(
-        [](runtime::UniformGridStorage &s, const distributed::DistributedGrid &) { distributed::computeInverseConformalMetric(s); });
+    engine->setPreRhsHook([form](runtime::UniformGridStorage &s, const distributed::DistributedGrid &) {
+      distributed::computeInverseConformalMetric(s, form);
+    });
   }
   Evolution(int n, int order, std::vector<double> p) : Evolution(unitCube(n), order, std::move(p)) {}
 

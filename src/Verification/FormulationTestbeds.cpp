@@ -87,7 +87,8 @@ BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &a
             trK += inv[m][n] * a.K[m][n];
             trDg += inv[m][n] * a.dxGamma[m][n];
           }
-        const double chiDev = std::expm1(-std::log1p(distributed::conformalDeterminantMinusOne(&a.gammaDev[0][0])) / 3);
+        const double chiDev =
+            deviation ? std::expm1(-std::log1p(distributed::conformalDeterminantMinusOne(&a.gammaDev[0][0])) / 3) : 0.0;
         s.chi[p] = deviation ? chiDev : chi;
         s.K[p] = trK;
         s.alpha[p] = deviation ? a.alphaDev : a.alpha;
@@ -335,12 +336,9 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       const double h = 1.0 / nx, dt = study.courant * h;
       const int steps = static_cast<int>(std::lround(study.crossingTimes / dt));
       distributed::GridSpec spec{{nx, nyz, nyz}, {-0.5, 0, 0}, {h, h, h}, 0, distributed::Boundary::Periodic};
-      Evolution e(spec, module, params);
       const distributed::ConformalMetricForm form =
           study.deviation ? distributed::ConformalMetricForm::Deviation : distributed::ConformalMetricForm::Full;
-      e.engine->setPreRhsHook([form](runtime::UniformGridStorage &st, const distributed::DistributedGrid &) {
-        distributed::computeInverseConformalMetric(st, form);
-      });
+      Evolution e(spec, module, params, form);
       if (study.projection)
         e.engine->setPostStepHook(distributed::bssnAlgebraicConstraints(form));
       const Grid &g = e.grid;
