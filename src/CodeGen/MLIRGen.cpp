@@ -41,10 +41,16 @@ public:
                           plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
     width_ = gridLoop ? std::max(1u, options.vectorWidth) : 1;
     prefetch_ = options.prefetch;
+    if (options.stencilPass && wantsRowFunction(plan)) {
+      stencil_ = stencilValues();
+      if (stencil_.empty() || stencil_.size() * width_ * sizeof(double) > static_cast<size_t>(kScratchBytes))
+        stencil_.clear();
+    }
     if (plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid)
       chooseTile(options);
     fastmath_ = mlir::arith::FastMathFlagsAttr::get(
-        b.getContext(), options.fpContract ? mlir::arith::FastMathFlags::contract : mlir::arith::FastMathFlags::none);
+        b.getContext(), options.fpContract ? mlir::arith::FastMathFlags::contract | mlir::arith::FastMathFlags::arcp
+                           : mlir::arith::FastMathFlags::none);
   }
 
   /// A call of the C library's f64 -> f64 function `name` (declared once per module); one call
@@ -273,6 +279,13 @@ private:
       auto L = [&] { return use(n.lhs); };
       auto R = [&] { return use(n.rhs); };
       Value v;
+      if (fromScratch_) {
+        auto slot = scratchSlot_.find(id);
+        if (slot != scratchSlot_.end()) {
+          values_[id] = loadScratch(slot->second);
+          continue;
+        }
+      }
       switch (n.op) {
       case NodeOp::Const: v = f64Const(n.value); break;
       case NodeOp::Leaf: {
@@ -352,6 +365,8 @@ private:
         continue;
       }
       stack.push_back({id, true});
+      if (fromScratch_ && scratchSlot_.count(id))
+        continue; // read back from the row's scratch: its operands are not needed
       const Node &n = g.node(id);
       NodeId first = n.lhs, second = n.rhs;
       if (second >= 0 && need_[static_cast<size_t>(second)] > need_[static_cast<size_t>(first)])
@@ -501,7 +516,9 @@ private:
     }
     const int64_t c = std::max<int64_t>(1, static_cast<int64_t>(components.size()));
     const int64_t rx = plan_.radius[0], ry = plan_.radius[1], rz = plan_.radius[2];
-    const int64_t tz = std::max<int64_t>(64, 2 * static_cast<int64_t>(width_));
+    // Two-pass rows stream each component's rows in their own loops and run fastest over
+    // whole rows (measured at 64^3 and 128^3): only y is tiled for them.
+    const int64_t tz = !stencil_.empty() ? kMaxTileZ : std::max<int64_t>(64, 2 * static_cast<int64_t>(width_));
     const int64_t rows = static_cast<int64_t>(options.blockingBudgetBytes) / ((2 * rx + 1) * (tz + 2 * rz) * c * 8);
     tile_ = {std::clamp<int64_t>(rows - 2 * ry, 4, 4096), tz};
   }
@@ -729,25 +746,186 @@ private:
     return a;
   }
 
-  /// The point (or vector of points) at ivs: prefetches, then each output computed and stored.
-  void emitPoint(const Addressing &a, const std::map<int, Value> &readFrom, const Value ivs[3]) {
-    Value linear = b_.create<mlir::arith::AddIOp>(
+  /// The linear index of the point (or of the vector step's first point) at ivs.
+  Value linearIndex(const Addressing &a, const Value ivs[3]) {
+    return b_.create<mlir::arith::AddIOp>(
         loc_, b_.create<mlir::arith::AddIOp>(loc_, b_.create<mlir::arith::MulIOp>(loc_, ivs[0], a.sx),
                                              b_.create<mlir::arith::MulIOp>(loc_, ivs[1], a.nz)),
         ivs[2]);
-    auto address = [&](int component, const std::array<int8_t, 3> &off) -> Value {
-      Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], 0));
-      Value row = d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
-      return off[2] ? b_.create<mlir::arith::AddIOp>(loc_, row, indexConst(off[2])).getResult() : row;
-    };
+  }
+  Value addressOf(const Addressing &a, Value linear, int component, const std::array<int8_t, 3> &off) {
+    Value d = a.deltas.at(std::make_tuple(component, off[0], off[1], 0));
+    Value row = d ? b_.create<mlir::arith::AddIOp>(loc_, linear, d).getResult() : linear;
+    return off[2] ? b_.create<mlir::arith::AddIOp>(loc_, row, indexConst(off[2])).getResult() : row;
+  }
+  /// The prefetches of every read (argument, component), or of those `wanted` accepts.
+  void emitPrefetches(const Addressing &a, const std::map<int, Value> &readFrom, Value linear,
+                      const std::function<bool(int, int)> &wanted = nullptr) {
     for (const auto &p : a.prefetches)
-      b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(p.arg), ValueRange{address(p.component, p.shift)},
-                                          /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+      if (!wanted || wanted(p.arg, p.component))
+        b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(p.arg), ValueRange{addressOf(a, linear, p.component, p.shift)},
+                                            /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+  }
+  std::function<Value(const Leaf &)> stencilLoader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear) {
+    return [this, &a, &readFrom, linear](const Leaf &l) -> Value {
+      return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
+    };
+  }
+  void emitStores(const Addressing &a, const std::map<int, Value> &readFrom, Value linear) {
+    auto loader = stencilLoader(a, readFrom, linear);
     for (size_t index : storeOrder()) {
       const KernelStore &s = plan_.stores[index];
-      emitNodes({s.value}, [&](const Leaf &l) -> Value { return load(readFrom.at(l.a), address(l.b, l.offset)); });
-      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], address(s.component, {0, 0, 0}));
+      emitNodes({s.value}, loader);
+      store(storedValue(s.value), args_[static_cast<size_t>(s.arg)], addressOf(a, linear, s.component, {0, 0, 0}));
     }
+  }
+
+  /// The point (or vector of points) at ivs: prefetches, then each output computed and stored.
+  void emitPoint(const Addressing &a, const std::map<int, Value> &readFrom, const Value ivs[3]) {
+    Value linear = linearIndex(a, ivs);
+    emitPrefetches(a, readFrom, linear);
+    emitStores(a, readFrom, linear);
+  }
+
+  /// Maximal subexpressions that read one buffer component through a stencil and no other
+  /// varying value (a field's derivatives, its dissipation term), grouped by component: what
+  /// the first pass of a two-pass row computes.
+  std::vector<NodeId> stencilValues() {
+    const ScalarGraph &g = plan_.graph;
+    const std::vector<NodeId> order = g.topologicalOrder(storeRoots());
+    constexpr int64_t kNone = -1, kSeveral = -2;
+    std::vector<int64_t> source(g.size(), kNone);
+    std::vector<char> shifted(g.size(), 0), chosen(g.size(), 0);
+    for (NodeId id : order) {
+      const Node &n = g.node(id);
+      const auto u = static_cast<size_t>(id);
+      if (n.op == NodeOp::Leaf) {
+        if (plan_.args[static_cast<size_t>(n.leaf.a)].type == ArgType::Buffer) {
+          source[u] = static_cast<int64_t>(n.leaf.a) << 32 | static_cast<uint32_t>(n.leaf.b);
+          shifted[u] = n.leaf.offset != std::array<int8_t, 3>{0, 0, 0};
+        }
+        continue;
+      }
+      for (NodeId o : {n.lhs, n.rhs}) {
+        if (o < 0)
+          continue;
+        const int64_t so = source[static_cast<size_t>(o)];
+        if (so != kNone)
+          source[u] = source[u] == kNone || source[u] == so ? so : kSeveral;
+        shifted[u] = shifted[u] || shifted[static_cast<size_t>(o)];
+      }
+    }
+    auto candidate = [&](NodeId id) {
+      const auto u = static_cast<size_t>(id);
+      return source[u] >= 0 && shifted[u] && g.node(id).op != NodeOp::Leaf;
+    };
+    // A negated value is stored without its sign, which the second pass folds into a
+    // subtraction as the one-pass body does.
+    auto choose = [&](NodeId id) {
+      const Node &n = g.node(id);
+      chosen[static_cast<size_t>(n.op == NodeOp::Neg && candidate(n.lhs) ? n.lhs : id)] = 1;
+    };
+    for (NodeId id : order) {
+      if (source[static_cast<size_t>(id)] != kSeveral)
+        continue;
+      const Node &n = g.node(id);
+      for (NodeId o : {n.lhs, n.rhs})
+        if (o >= 0 && candidate(o))
+          choose(o);
+    }
+    for (const KernelStore &s : plan_.stores)
+      if (candidate(s.value))
+        choose(s.value);
+    std::vector<NodeId> values;
+    for (NodeId id : order)
+      if (chosen[static_cast<size_t>(id)])
+        values.push_back(id);
+    std::stable_sort(values.begin(), values.end(),
+                     [&](NodeId x, NodeId y) { return source[static_cast<size_t>(x)] < source[static_cast<size_t>(y)]; });
+    stencilSource_.clear();
+    for (NodeId id : values)
+      stencilSource_.push_back({static_cast<int>(source[static_cast<size_t>(id)] >> 32),
+                                static_cast<int>(source[static_cast<size_t>(id)] & 0xffffffff)});
+    return values;
+  }
+
+  Value scratchIndex(size_t slot) {
+    return b_.create<mlir::arith::AddIOp>(loc_, indexConst(static_cast<int64_t>(slot) * scratchChunk_), scratchStep_);
+  }
+  Value loadScratch(size_t slot) {
+    if (width_ > 1)
+      return b_.create<mlir::vector::LoadOp>(loc_, vectorType(), scratch_, ValueRange{scratchIndex(slot)});
+    return b_.create<mlir::memref::LoadOp>(loc_, scratch_, ValueRange{scratchIndex(slot)});
+  }
+  void storeScratch(Value v, size_t slot) {
+    if (width_ > 1)
+      b_.create<mlir::vector::StoreOp>(loc_, v, scratch_, ValueRange{scratchIndex(slot)});
+    else
+      b_.create<mlir::memref::StoreOp>(loc_, v, scratch_, ValueRange{scratchIndex(slot)});
+  }
+  /// Values computed inside one loop body are not visible in the next loop.
+  void forgetVaryingValues() {
+    for (auto it = values_.begin(); it != values_.end();)
+      it = varies_[static_cast<size_t>(it->first)] ? values_.erase(it) : std::next(it);
+  }
+
+  /// A row in chunks of `rowPassSteps_` vector steps, each in two passes: the stencil values
+  /// of every step into a scratch block, then the equations reading them back. Each pass keeps
+  /// far fewer values live than the single body, and only the first one streams the stencils.
+  void emitTwoPassRow(const Addressing &a, const std::map<int, Value> &readFrom, Value i, Value j, Value kBegin,
+                      Value kEnd, const std::vector<NodeId> &stencil) {
+    // The scratch block lives on the stack of whichever thread runs the row: bounded, by
+    // shortening the chunk (callers fall back to one pass when even one step would not fit).
+    const int64_t stepBytes = static_cast<int64_t>(stencil.size() * width_ * sizeof(double));
+    scratchChunk_ = static_cast<int64_t>(width_) * std::clamp<int64_t>(kScratchBytes / stepBytes, 1, kStencilPassSteps);
+    for (size_t r = 0; r < stencil.size(); ++r)
+      scratchSlot_[stencil[r]] = r;
+    auto type = mlir::MemRefType::get({static_cast<int64_t>(stencil.size()) * scratchChunk_}, b_.getF64Type());
+    scratch_ = b_.create<mlir::memref::AllocaOp>(loc_, type, b_.getI64IntegerAttr(64));
+    Value chunk = indexConst(scratchChunk_);
+    auto chunkLoop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, chunk);
+    b_.setInsertionPoint(chunkLoop.getBody()->getTerminator());
+    Value kc = chunkLoop.getInductionVar();
+    Value chunkEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, kc, chunk), kEnd);
+    // One loop over the chunk, `width_` points per step; `body` gets the step's linear index.
+    auto stepLoop = [&](const std::function<void(Value)> &body) {
+      auto loop = b_.create<mlir::scf::ForOp>(loc_, kc, chunkEnd, indexConst(width_));
+      mlir::OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPoint(loop.getBody()->getTerminator());
+      Value k = loop.getInductionVar();
+      scratchStep_ = b_.create<mlir::arith::SubIOp>(loc_, k, kc);
+      Value ivs[3] = {i, j, width_ > 1 ? vectorStep(k) : k};
+      body(linearIndex(a, ivs));
+      forgetVaryingValues();
+    };
+    // First pass: one loop per buffer component, computing that component's stencil values;
+    // the offsets of its rows then stay in registers.
+    std::set<std::pair<int, int>> prefetched;
+    for (size_t first = 0; first < stencil.size();) {
+      size_t last = first;
+      while (last < stencil.size() && stencilSource_[last] == stencilSource_[first])
+        ++last;
+      const std::pair<int, int> source = stencilSource_[first];
+      prefetched.insert(source);
+      stepLoop([&](Value linear) {
+        emitPrefetches(a, readFrom, linear, [&](int arg, int component) { return std::make_pair(arg, component) == source; });
+        auto loader = stencilLoader(a, readFrom, linear);
+        for (size_t r = first; r < last; ++r) {
+          emitNodes({stencil[r]}, loader);
+          storeScratch(values_.at(stencil[r]), r);
+        }
+      });
+      first = last;
+    }
+    // Second pass: the equations, reading the stencil values back.
+    stepLoop([&](Value linear) {
+      emitPrefetches(a, readFrom, linear, [&](int arg, int component) { return !prefetched.count({arg, component}); });
+      fromScratch_ = true;
+      emitStores(a, readFrom, linear);
+      fromScratch_ = false;
+    });
+    b_.setInsertionPointAfter(chunkLoop);
+    scratchSlot_.clear();
   }
 
   /// The order in which outputs are computed: greedily, the output that needs the fewest nodes
@@ -817,6 +995,13 @@ private:
   }
 
 public:
+  /// Vector steps per chunk of a two-pass row: long enough that each component's first-pass
+  /// loop streams its rows for a while (8 steps measured fastest of 2, 4, 8 and 16 for BSSN).
+  static constexpr int64_t kStencilPassSteps = 8;
+  /// Largest scratch block of a two-pass row (stack of the thread that runs it).
+  static constexpr int64_t kScratchBytes = 256 * 1024;
+  /// The z extent of a tile that never splits a row (the largest explicit tile size).
+  static constexpr int64_t kMaxTileZ = 4096;
   /// Kernels whose bodies are this large share one body between their scf, affine and
   /// parallel variants: a private row function over (i, j, kBegin..kEnd), compiled once.
   static constexpr size_t kSharedBodyNodes = 2000;
@@ -872,11 +1057,15 @@ public:
     Addressing addressing = prepareAddressing(args_[0], args_[1], args_[2]);
     if (width_ > 1)
       prepareVectorSteps(kBegin, kEnd);
-    auto loop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, indexConst(width_));
-    b_.setInsertionPoint(loop.getBody()->getTerminator());
-    Value ivs[3] = {i, j, width_ > 1 ? vectorStep(loop.getInductionVar()) : loop.getInductionVar()};
-    emitPoint(addressing, readFrom, ivs);
-    b_.setInsertionPointAfter(loop);
+    if (!stencil_.empty()) {
+      emitTwoPassRow(addressing, readFrom, i, j, kBegin, kEnd, stencil_);
+    } else {
+      auto loop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, indexConst(width_));
+      b_.setInsertionPoint(loop.getBody()->getTerminator());
+      Value ivs[3] = {i, j, width_ > 1 ? vectorStep(loop.getInductionVar()) : loop.getInductionVar()};
+      emitPoint(addressing, readFrom, ivs);
+      b_.setInsertionPointAfter(loop);
+    }
     b_.create<mlir::func::ReturnOp>(loc_);
   }
 
@@ -898,6 +1087,14 @@ private:
   std::vector<char> varies_;
   std::unordered_map<NodeId, Value> values_, broadcasts_;
   std::vector<uint32_t> need_;
+  // Two-pass rows: the chunk length in points, the scratch block, the slot of each first-pass
+  // value, and the current step's offset in the chunk.
+  std::vector<NodeId> stencil_; // first-pass values of a two-pass row function (none: one pass)
+  int64_t scratchChunk_ = 0;
+  Value scratch_, scratchStep_;
+  std::unordered_map<NodeId, size_t> scratchSlot_;
+  std::vector<std::pair<int, int>> stencilSource_; // (argument, component) of each stencil value
+  bool fromScratch_ = false;
   std::vector<uint32_t> visited_;
   uint32_t visitEpoch_ = 1;
 };

@@ -262,6 +262,8 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   if (!tm)
     return false;
   emitOptions.vectorWidth = options.vectorWidth ? options.vectorWidth : nativeVectorWidth(*tm);
+  emitOptions.stencilPass = options.stencilPass == CompileOptions::StencilPass::On ||
+                            (options.stencilPass == CompileOptions::StencilPass::Auto && emitOptions.vectorWidth > 1);
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module, emitOptions);
   if (mlir::failed(mlir::verify(*mlirModule))) {

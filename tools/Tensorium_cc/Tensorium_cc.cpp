@@ -53,12 +53,17 @@ constexpr const char *kUsage =
     "  --vector-width <N>   grid points per SIMD step in grid kernels: 1 (scalar loops), 2, 4, 8\n"
     "                       or 16; default: the target's double-precision vector width\n"
     "                       (8 with AVX-512, 4 with AVX, otherwise 1)\n"
-    "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add;\n"
+    "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add, and\n"
+    "                       divisions by one value may share its reciprocal;\n"
     "                       off: every operation rounds separately\n"
     "  --cache-blocking=<auto|off|YxZ>  stencil kernels sweep x inside tiles of Y x Z points\n"
     "                       in (y, z); auto (default) sizes them so that the x-planes a tile\n"
     "                       reads fit in 1 MiB; off: plain i, j, k loops\n"
     "  --prefetch=<on|off>  on (default): stencil kernels prefetch the x-plane they reach next\n"
+    "  --stencil-pass=<auto|on|off>  kernels large enough for a shared row function compute\n"
+    "                       each chunk of a row in two passes: every field component's stencil\n"
+    "                       values (derivatives, dissipation) into a scratch block, then the\n"
+    "                       equations from it; auto (default): with SIMD steps only\n"
     "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
     "                       is one stencil per point, shared, with equal weights grouped; off:\n"
     "                       every derivative is the plain stencil of its whole argument (the\n"
@@ -278,6 +283,20 @@ int compilerMain(int argc, char **argv) {
       if (value != "on" && value != "off")
         return usageError("invalid value '" + value + "' for '--fp-contract' (expected on or off)");
       compile.fpContract = value == "on";
+    } else if (arg.rfind("--stencil-pass", 0) == 0) {
+      if (arg.rfind("--stencil-pass=", 0) != 0)
+        return usageError(arg == "--stencil-pass" ? "'--stencil-pass' expects =auto, =on or =off"
+                                                  : "unknown option '" + arg + "'");
+      value = arg.substr(std::strlen("--stencil-pass="));
+      using Pass = tensorium_mlir::codegen::CompileOptions::StencilPass;
+      if (value == "auto")
+        compile.stencilPass = Pass::Auto;
+      else if (value == "on")
+        compile.stencilPass = Pass::On;
+      else if (value == "off")
+        compile.stencilPass = Pass::Off;
+      else
+        return usageError("invalid value '" + value + "' for '--stencil-pass' (expected auto, on or off)");
     } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
       compile.optLevel = static_cast<unsigned>(arg[2] - '0');
     } else if (arg == "-o") {

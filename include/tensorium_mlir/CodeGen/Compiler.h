@@ -21,13 +21,18 @@ struct CompileOptions {
   /// Grid points per vector step in grid kernels: 0 picks the target's width (8 with AVX-512,
   /// 4 with AVX, 1 otherwise), 1 emits scalar loops.
   unsigned vectorWidth = 0;
-  /// Allow LLVM to fuse a * b + c into fused multiply-adds (`--fp-contract=on`, the default).
+  /// Allow LLVM to fuse a * b + c into fused multiply-adds and to share one reciprocal between
+  /// divisions by the same value (`--fp-contract=on`, the default: fastmath contract, arcp).
   bool fpContract = true;
   /// Cache-blocked stencil loops (`--cache-blocking=auto`, the default; `off`; or `YxZ` tiles).
   bool cacheBlocking = true;
   int64_t tileY = 0, tileZ = 0;
   /// Software prefetch of the next x-plane in stencil kernels (`--prefetch=on`, the default).
   bool prefetch = true;
+  /// Two-pass rows in kernels with a shared row function (`--stencil-pass=auto|on|off`):
+  /// auto, the default, uses them with SIMD steps (width > 1), where they are faster, and not
+  /// on the scalar path, where one pass is.
+  enum class StencilPass { Auto, On, Off } stencilPass = StencilPass::Auto;
 };
 
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).

@@ -16,7 +16,8 @@ void loadTensoriumDialects(mlir::MLIRContext &context);
 struct EmitOptions {
   /// Grid points per vector step along the contiguous axis in grid kernels; 1 emits scalar code.
   unsigned vectorWidth = 1;
-  /// Marks floating-point arithmetic `contract` so that LLVM may fuse a * b + c into an FMA.
+  /// Marks floating-point arithmetic `contract` and `arcp` so that LLVM may fuse a * b + c into
+  /// an FMA and share one reciprocal between divisions by the same value.
   bool fpContract = true;
   /// Stencil kernels loop over tiles in (y, z) with an x-sweep inside each tile, sized so that
   /// the x-planes one tile's stencils read fit in `blockingBudgetBytes` (a share of L2).
@@ -25,6 +26,10 @@ struct EmitOptions {
   /// Stencil kernels prefetch, for every buffer component they read, the x-plane the
   /// stencils reach at the next x step.
   bool prefetch = true;
+  /// Kernels with a shared row function compute a row in chunks and two passes: every buffer
+  /// component's stencil values (derivatives, dissipation) into a scratch block, one loop per
+  /// component, then the equations reading them back (docs/codegen.md).
+  bool stencilPass = false;
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
 };
