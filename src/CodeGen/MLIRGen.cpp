@@ -879,9 +879,10 @@ private:
   /// of every step into a scratch block, then the equations reading them back. Each pass keeps
   /// far fewer values live than the single body, and only the first one streams the stencils.
   void emitTwoPassRow(const Addressing &a, const std::map<int, Value> &readFrom, Value i, Value j, Value kBegin,
-                      Value kEnd, const std::vector<NodeId> &stencil) {
+                      Value kEnd) {
+    const std::vector<NodeId> &stencil = stencil_;
     // The scratch block lives on the stack of whichever thread runs the row: bounded, by
-    // shortening the chunk (callers fall back to one pass when even one step would not fit).
+    // shortening the chunk (the constructor keeps one pass when even one step would not fit).
     const int64_t stepBytes = static_cast<int64_t>(stencil.size() * width_ * sizeof(double));
     scratchChunk_ = static_cast<int64_t>(width_) * std::clamp<int64_t>(kScratchBytes / stepBytes, 1, kStencilPassSteps);
     for (size_t r = 0; r < stencil.size(); ++r)
@@ -1071,7 +1072,7 @@ public:
     if (width_ > 1)
       prepareVectorSteps(kBegin, kEnd);
     if (!stencil_.empty()) {
-      emitTwoPassRow(addressing, readFrom, i, j, kBegin, kEnd, stencil_);
+      emitTwoPassRow(addressing, readFrom, i, j, kBegin, kEnd);
     } else {
       auto loop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, indexConst(width_));
       b_.setInsertionPoint(loop.getBody()->getTerminator());
