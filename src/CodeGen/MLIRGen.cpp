@@ -690,6 +690,7 @@ private:
       std::array<int8_t, 3> shift;
     };
     std::vector<Prefetch> prefetches; // in emission order
+    bool prefetchOutputs = false;     // write-prefetch each output at the next row
   };
 
   /// Builds the addressing (before the loops) and emits the loop invariants.
@@ -724,6 +725,14 @@ private:
     }
     for (const KernelStore &s : plan_.stores)
       delta(s.component, {0, 0, 0});
+    // Large kernels store dozens of output components per point. A store to a line that is
+    // not cached waits for the line to be read first, and with that many streams the store
+    // buffer fills; the next row's lines are fetched for writing one row ahead instead
+    // (BSSN at 64^3: 1.05-1.09x with SIMD steps, 1.18-1.22x on the scalar path).
+    a.prefetchOutputs = prefetch_ && wantsRowFunction(plan_);
+    if (a.prefetchOutputs)
+      for (const KernelStore &s : plan_.stores)
+        delta(s.component, {0, 1, 0});
     // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
     // read dozens of components at several planes and rows each, more streams than hardware
     // prefetchers follow, so without it every new line waits for memory.
@@ -772,6 +781,15 @@ private:
         b_.create<mlir::memref::PrefetchOp>(loc_, readFrom.at(p.arg), ValueRange{addressOf(a, linear, p.component, p.shift)},
                                             /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
   }
+  /// Write prefetches of every output at the same step of the next row (see prepareAddressing).
+  void emitOutputPrefetches(const Addressing &a, Value linear) {
+    if (!a.prefetchOutputs)
+      return;
+    for (const KernelStore &s : plan_.stores)
+      b_.create<mlir::memref::PrefetchOp>(loc_, args_[static_cast<size_t>(s.arg)],
+                                          ValueRange{addressOf(a, linear, s.component, {0, 1, 0})},
+                                          /*isWrite=*/true, /*localityHint=*/3, /*isDataCache=*/true);
+  }
   std::function<Value(const Leaf &)> stencilLoader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear) {
     return [this, &a, &readFrom, linear](const Leaf &l) -> Value {
       return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
@@ -790,6 +808,7 @@ private:
   void emitPoint(const Addressing &a, const std::map<int, Value> &readFrom, const Value ivs[3]) {
     Value linear = linearIndex(a, ivs);
     emitPrefetches(a, readFrom, linear);
+    emitOutputPrefetches(a, linear);
     emitStores(a, readFrom, linear);
   }
 
@@ -927,6 +946,7 @@ private:
     // Second pass: the equations, reading the stencil values back.
     stepLoop([&](Value linear) {
       emitPrefetches(a, readFrom, linear, [&](int arg, int component) { return !prefetched.count({arg, component}); });
+      emitOutputPrefetches(a, linear);
       fromScratch_ = true;
       emitStores(a, readFrom, linear);
       fromScratch_ = false;
