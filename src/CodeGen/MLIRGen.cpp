@@ -728,7 +728,7 @@ private:
     // Large kernels store dozens of output components per point. A store to a line that is
     // not cached waits for the line to be read first, and with that many streams the store
     // buffer fills; the next row's lines are fetched for writing one row ahead instead
-    // (BSSN at 64^3: 1.05-1.09x with SIMD steps, 1.18-1.22x on the scalar path).
+    // (BSSN at 64^3: 1.04-1.07x with SIMD steps, 1.21-1.23x on the scalar path).
     a.prefetchOutputs = prefetch_ && wantsRowFunction(plan_);
     if (a.prefetchOutputs)
       for (const KernelStore &s : plan_.stores)

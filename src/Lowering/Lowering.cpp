@@ -73,15 +73,19 @@ void inlineAllocaScopes(mlir::ModuleOp module) {
   }
 }
 
-/// Worksharing loops whose iterations call a kernel's shared row function run over tiles of
-/// whole rows: few, heavy iterations (BSSN at 64^3: 15 tiles of 4 rows), which the static
-/// schedule splits unevenly (8 tiles against 7 on two threads, at most 1.81x). Such loops
-/// hand out their tiles one at a time instead; every point is still computed once, by the
-/// same code. Loops over single points or small tiles keep the static schedule.
+/// Worksharing loops whose iterations call a kernel's shared row function (`__tensorium_<family>_row`)
+/// run over tiles of whole rows, or single rows without blocking: few, heavy iterations (BSSN
+/// at 64^3: 15 tiles of up to 4 rows), which the static schedule splits unevenly (8 tiles
+/// against 7 on two threads, about 1.81x at most). Such loops hand out their iterations one at
+/// a time instead; every point is still computed once, by the same code. Loops without a row
+/// function (each iteration a point or a vector step) keep the static schedule.
 void scheduleRowTilesDynamically(mlir::ModuleOp module) {
   module.walk([](mlir::omp::WsloopOp loop) {
     bool callsRow = false;
-    loop.walk([&](mlir::func::CallOp call) { callsRow |= call.getCallee().starts_with("__tensorium_"); });
+    loop.walk([&](mlir::func::CallOp call) {
+      llvm::StringRef callee = call.getCallee();
+      callsRow |= callee.starts_with("__tensorium_") && callee.ends_with("_row");
+    });
     if (callsRow)
       loop.setScheduleVal(mlir::omp::ClauseScheduleKind::Dynamic);
   });
