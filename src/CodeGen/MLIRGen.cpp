@@ -405,11 +405,14 @@ private:
   /// leaves lanes off, masked. Call before the loops: the bounds of the last step are hoisted.
   void prepareVectorSteps(Value lower, Value upper) {
     vectorUpper_ = upper;
+    vectorLower_ = lower;
     lastStart_ = b_.create<mlir::arith::SubIOp>(loc_, upper, indexConst(width_));
     fits_ = b_.create<mlir::arith::CmpIOp>(loc_, mlir::arith::CmpIPredicate::sge, lastStart_, lower);
   }
   /// Inside the loop: the start index of the step at `k`; sets mask_.
   Value vectorStep(Value k) {
+    if (alignedSteps_) // the loop starts up to width_ - 1 points before the line
+      k = b_.create<mlir::arith::MaxSIOp>(loc_, k, vectorLower_);
     Value clamped = b_.create<mlir::arith::MinSIOp>(loc_, k, lastStart_);
     Value start = b_.create<mlir::arith::SelectOp>(loc_, fits_, clamped, k);
     Value remaining = b_.create<mlir::arith::SubIOp>(loc_, vectorUpper_, start);
@@ -897,7 +900,7 @@ private:
   /// A row in chunks of `rowPassSteps_` vector steps, each in two passes: the stencil values
   /// of every step into a scratch block, then the equations reading them back. Each pass keeps
   /// far fewer values live than the single body, and only the first one streams the stencils.
-  void emitTwoPassRow(const Addressing &a, const std::map<int, Value> &readFrom, Value i, Value j, Value kBegin,
+  void emitTwoPassRow(const Addressing &a, const std::map<int, Value> &readFrom, Value i, Value j, Value stepsFrom,
                       Value kEnd) {
     const std::vector<NodeId> &stencil = stencil_;
     // The scratch block lives on the stack of whichever thread runs the row: bounded, by
@@ -909,7 +912,7 @@ private:
     auto type = mlir::MemRefType::get({static_cast<int64_t>(stencil.size()) * scratchChunk_}, b_.getF64Type());
     scratch_ = b_.create<mlir::memref::AllocaOp>(loc_, type, b_.getI64IntegerAttr(64));
     Value chunk = indexConst(scratchChunk_);
-    auto chunkLoop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, chunk);
+    auto chunkLoop = b_.create<mlir::scf::ForOp>(loc_, stepsFrom, kEnd, chunk);
     b_.setInsertionPoint(chunkLoop.getBody()->getTerminator());
     Value kc = chunkLoop.getInductionVar();
     Value chunkEnd = b_.create<mlir::arith::MinSIOp>(loc_, b_.create<mlir::arith::AddIOp>(loc_, kc, chunk), kEnd);
@@ -1089,12 +1092,23 @@ public:
     Value i = entry->getArgument(first), j = entry->getArgument(first + 1);
     Value kBegin = entry->getArgument(first + 2), kEnd = entry->getArgument(first + 3);
     Addressing addressing = prepareAddressing(args_[0], args_[1], args_[2]);
-    if (width_ > 1)
+    // Vector steps of a row sit on multiples of the width in the linear index, so that with
+    // buffers aligned to 64 bytes (the runtime's storage) the outputs' stores and the
+    // unshifted loads do not split across cache lines: the first step starts at kBegin and
+    // overlaps the second, the last one overlaps the one before (BSSN at 64^3, rows starting
+    // 3 points into a line: 1.07-1.14x). Unaligned buffers get the same results.
+    Value stepsFrom = kBegin;
+    if (width_ > 1) {
       prepareVectorSteps(kBegin, kEnd);
+      alignedSteps_ = true;
+      Value ivs[3] = {i, j, kBegin};
+      Value misalignment = b_.create<mlir::arith::RemUIOp>(loc_, linearIndex(addressing, ivs), indexConst(width_));
+      stepsFrom = b_.create<mlir::arith::SubIOp>(loc_, kBegin, misalignment);
+    }
     if (!stencil_.empty()) {
-      emitTwoPassRow(addressing, readFrom, i, j, kBegin, kEnd);
+      emitTwoPassRow(addressing, readFrom, i, j, stepsFrom, kEnd);
     } else {
-      auto loop = b_.create<mlir::scf::ForOp>(loc_, kBegin, kEnd, indexConst(width_));
+      auto loop = b_.create<mlir::scf::ForOp>(loc_, stepsFrom, kEnd, indexConst(width_));
       b_.setInsertionPoint(loop.getBody()->getTerminator());
       Value ivs[3] = {i, j, width_ > 1 ? vectorStep(loop.getInductionVar()) : loop.getInductionVar()};
       emitPoint(addressing, readFrom, ivs);
@@ -1114,7 +1128,8 @@ private:
   std::string rowFunction_;
   mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
-  Value mask_, vectorUpper_, lastStart_, fits_;
+  Value mask_, vectorUpper_, vectorLower_, lastStart_, fits_;
+  bool alignedSteps_ = false;
   std::map<int64_t, Value> indexConsts_;
   std::map<uint64_t, Value> f64Consts_, splatConsts_;
   std::vector<Value> args_;
