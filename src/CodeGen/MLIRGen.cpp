@@ -41,7 +41,8 @@ public:
                           plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
     width_ = gridLoop ? std::max(1u, options.vectorWidth) : 1;
     prefetch_ = options.prefetch;
-    if (options.stencilPass && wantsRowFunction(plan)) {
+    sharesRowBody_ = wantsRowFunction(plan);
+    if (options.stencilPass && sharesRowBody_) {
       stencil_ = stencilValues();
       if (stencil_.empty() || stencil_.size() * width_ * sizeof(double) > static_cast<size_t>(kScratchBytes))
         stencil_.clear();
@@ -732,7 +733,7 @@ private:
     // not cached waits for the line to be read first, and with that many streams the store
     // buffer fills; the next row's lines are fetched for writing one row ahead instead
     // (BSSN at 64^3: 1.04-1.07x with SIMD steps, 1.21-1.23x on the scalar path).
-    a.prefetchOutputs = prefetch_ && wantsRowFunction(plan_);
+    a.prefetchOutputs = prefetch_ && sharesRowBody_;
     if (a.prefetchOutputs)
       for (const KernelStore &s : plan_.stores)
         delta(s.component, {0, 1, 0});
@@ -1047,6 +1048,9 @@ public:
     return plan.graph.topologicalOrder(roots).size() > kSharedBodyNodes;
   }
 
+  /// Whether this kernel's variants share a row function (wantsRowFunction, decided once).
+  bool sharesRowBody() const { return sharesRowBody_; }
+
   /// The variants call `name` instead of holding the body themselves.
   void useRowFunction(std::string name) { rowFunction_ = std::move(name); }
 
@@ -1137,6 +1141,7 @@ private:
   std::array<int64_t, 2> tile_{0, 0};
   bool prefetch_ = true;
   std::string rowFunction_;
+  bool sharesRowBody_ = false;
   mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
   Value mask_, vectorUpper_, vectorLower_, lastStart_, fits_;
@@ -1220,6 +1225,25 @@ static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const
   return builder.getArrayAttr(problems);
 }
 
+namespace {
+constexpr std::string_view kRowFunctionPrefix = "__tensorium_", kRowFunctionSuffix = "_row";
+} // namespace
+
+std::string rowFunctionName(KernelFamily family) {
+  // Only the stencil families over a grid have a row function (KernelEmitter::wantsRowFunction).
+  const std::string_view stem = family == KernelFamily::RhsGrid        ? "rhs_grid"
+                                : family == KernelFamily::ResidualGrid ? "residual_grid"
+                                                                       : "";
+  if (stem.empty())
+    return {};
+  return std::string(kRowFunctionPrefix) + std::string(stem) + std::string(kRowFunctionSuffix);
+}
+
+bool isRowFunctionName(std::string_view symbol) {
+  return symbol.size() > kRowFunctionPrefix.size() + kRowFunctionSuffix.size() &&
+         symbol.starts_with(kRowFunctionPrefix) && symbol.ends_with(kRowFunctionSuffix);
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
                                              const frontend::Module &source, const EmitOptions &options) {
   loadTensoriumDialects(context);
@@ -1261,9 +1285,8 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   for (const KernelPlan &plan : kernels) {
     mlir::Location kernelLoc = mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc);
     KernelEmitter emitter(builder, kernelLoc, plan, options);
-    if (KernelEmitter::wantsRowFunction(plan)) {
-      auto [it, first] = rowFunctions.try_emplace(
-          plan.family, plan.family == KernelFamily::RhsGrid ? "__tensorium_rhs_grid_row" : "__tensorium_residual_grid_row");
+    if (emitter.sharesRowBody()) {
+      auto [it, first] = rowFunctions.try_emplace(plan.family, rowFunctionName(plan.family));
       if (first)
         KernelEmitter(builder, kernelLoc, plan, options).emitRowFunction(*module, it->second);
       emitter.useRowFunction(it->second);

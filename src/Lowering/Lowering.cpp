@@ -84,7 +84,7 @@ void scheduleRowTilesDynamically(mlir::ModuleOp module) {
     bool callsRow = false;
     loop.walk([&](mlir::func::CallOp call) {
       llvm::StringRef callee = call.getCallee();
-      callsRow |= callee.starts_with("__tensorium_") && callee.ends_with("_row");
+      callsRow |= isRowFunctionName(std::string_view(callee.data(), callee.size()));
     });
     if (callsRow)
       loop.setScheduleVal(mlir::omp::ClauseScheduleKind::Dynamic);

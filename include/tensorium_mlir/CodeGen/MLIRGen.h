@@ -7,6 +7,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <string>
+#include <string_view>
+
 namespace tensorium_mlir::codegen {
 
 /// Loads every dialect the emitted and lowered modules use.
@@ -33,6 +36,12 @@ struct EmitOptions {
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
 };
+
+/// The private function that computes one row of a large stencil kernel, shared by the kernel
+/// family's variants (`__tensorium_<family>_row`; docs/codegen.md). The lowering recognises the
+/// loops that call it by this name.
+std::string rowFunctionName(KernelFamily family);
+bool isRowFunctionName(std::string_view symbol);
 
 /// Emits every kernel plus the module attributes (ABI version, simulation metadata, field
 /// table) that host descriptors are built from.
