@@ -41,6 +41,9 @@ public:
                           plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
     width_ = gridLoop ? std::max(1u, options.vectorWidth) : 1;
     prefetch_ = options.prefetch;
+    // Lane shifts replace loads that straddle two cache lines; measured with 8-wide steps
+    // (AVX-512, where they are one valignq each), and only for radii a neighbouring line covers.
+    laneShifts_ = options.laneShifts && width_ == 8 && plan.radius[2] > 0 && plan.radius[2] < 8;
     sharesRowBody_ = wantsRowFunction(plan);
     if (options.stencilPass && sharesRowBody_) {
       stencil_ = stencilValues();
@@ -419,6 +422,7 @@ private:
     Value remaining = b_.create<mlir::arith::SubIOp>(loc_, vectorUpper_, start);
     auto maskType = mlir::VectorType::get({static_cast<int64_t>(width_)}, b_.getI1Type());
     mask_ = b_.create<mlir::vector::CreateMaskOp>(loc_, maskType, ValueRange{remaining});
+    remaining_ = remaining;
     return start;
   }
   Value vectorLoad(Value buffer, Value index) {
@@ -794,10 +798,106 @@ private:
                                           ValueRange{addressOf(a, linear, s.component, {0, 1, 0})},
                                           /*isWrite=*/true, /*localityHint=*/3, /*isDataCache=*/true);
   }
-  std::function<Value(const Leaf &)> stencilLoader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear) {
-    return [this, &a, &readFrom, linear](const Leaf &l) -> Value {
-      return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
+  std::function<Value(const Leaf &)> stencilLoader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear,
+                                                   bool laneShifts = false) {
+    if (!laneShifts || !laneShifts_)
+      return [this, &a, &readFrom, linear](const Leaf &l) -> Value {
+        return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
+      };
+    auto lines = std::make_shared<RowLines>();
+    return [this, &a, &readFrom, linear, lines](const Leaf &l) -> Value {
+      const int64_t w = static_cast<int64_t>(width_), dz = l.offset[2];
+      if (dz < -plan_.radius[2] || dz > plan_.radius[2] || !rowPointer(*lines, readFrom.at(l.a)))
+        return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
+      auto line = [&](int which) { return rowLine(*lines, a, readFrom.at(l.a), linear, l, which); };
+      if (dz == 0)
+        return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), line(0));
+      llvm::SmallVector<int64_t> lanes;
+      for (int64_t q = 0; q < w; ++q)
+        lanes.push_back(dz < 0 ? w + dz + q : dz + q);
+      Value shifted = dz < 0 ? b_.create<mlir::vector::ShuffleOp>(loc_, line(-1), line(0), lanes)
+                             : b_.create<mlir::vector::ShuffleOp>(loc_, line(0), line(1), lanes);
+      return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), shifted);
     };
+  }
+
+  /// Lane shifts (stencilLoader with laneShifts): the reads of a component row at z shifts
+  /// -r..r of one vector step cover the vector at the step and the r points on either side.
+  /// Loaded as three vectors, the one before (only its last r lanes), the one at the step (its
+  /// active lanes and r more) and the one after (its first r lanes, within r of the step's
+  /// last active lane), every shifted read is a lane shift of two of them: in the active lanes
+  /// the same values as the unaligned load, without the load that straddles two cache lines.
+  /// The vectors are loaded as 64-bit integers, for which LLVM emits the shift as one valignq
+  /// (for f64 vectors it chooses a two-table permute with an index register). Every lane read
+  /// lies inside the component's row: the interior starts and ends r points from its ends.
+  /// Inactive lanes may hold other values than the masked loads' zeros; they are never stored.
+  struct RowLines {
+    std::map<std::tuple<int, int, int, int, int>, Value> lines; // (arg, component, dx, dy, -1|0|1)
+    std::map<void *, Value> pointers;                            // aligned base pointer of a buffer
+    Value zero, maskBefore, maskAt, maskAfter;                   // shared by the rows of a step
+  };
+  Value rowPointer(RowLines &lines, Value buffer) {
+    void *key = buffer.getAsOpaquePointer();
+    if (auto it = lines.pointers.find(key); it != lines.pointers.end())
+      return it->second;
+    Value pointer;
+    auto type = mlir::dyn_cast<mlir::MemRefType>(buffer.getType());
+    if (type && type.getRank() == 1 && type.getLayout().isIdentity() && type.getElementType().isF64()) {
+      // The memref's descriptor, as the lowering to LLVM represents it; field 1 is the aligned
+      // pointer and an identity layout has offset 0.
+      auto *context = b_.getContext();
+      auto ptr = mlir::LLVM::LLVMPointerType::get(context);
+      auto i64 = b_.getI64Type();
+      auto dims = mlir::LLVM::LLVMArrayType::get(i64, 1);
+      auto descriptor = mlir::LLVM::LLVMStructType::getLiteral(context, {ptr, ptr, i64, dims, dims});
+      Value cast = b_.create<mlir::UnrealizedConversionCastOp>(loc_, mlir::TypeRange{descriptor}, ValueRange{buffer})
+                       .getResult(0);
+      pointer = b_.create<mlir::LLVM::ExtractValueOp>(loc_, cast, llvm::ArrayRef<int64_t>{1});
+    }
+    lines.pointers[key] = pointer;
+    return pointer;
+  }
+  Value rowLine(RowLines &lines, const Addressing &a, Value buffer, Value linear, const Leaf &l, int which) {
+    auto key = std::make_tuple(l.a, l.b, static_cast<int>(l.offset[0]), static_cast<int>(l.offset[1]), which);
+    if (auto it = lines.lines.find(key); it != lines.lines.end())
+      return it->second;
+    const int64_t w = static_cast<int64_t>(width_), r = plan_.radius[2];
+    Value index = addressOf(a, linear, l.b, {l.offset[0], l.offset[1], 0});
+    if (which)
+      index = b_.create<mlir::arith::AddIOp>(loc_, index, indexConst(which * w));
+    auto maskType = mlir::VectorType::get({w}, b_.getI1Type());
+    auto i64 = b_.getI64Type();
+    auto type = mlir::VectorType::get({w}, i64);
+    Value mask;
+    if (which == 0) {
+      if (!lines.maskAt) // lanes q < remaining + r: the shifts by +1..+r of a step's active lanes
+        lines.maskAt = b_.create<mlir::vector::CreateMaskOp>(
+            loc_, maskType, ValueRange{b_.create<mlir::arith::AddIOp>(loc_, remaining_, indexConst(r))});
+      mask = lines.maskAt;
+    } else if (which < 0) {
+      if (!lines.maskBefore) { // its last r lanes
+        llvm::SmallVector<bool> lanes(static_cast<size_t>(w), false);
+        std::fill(lanes.end() - r, lanes.end(), true);
+        lines.maskBefore =
+            b_.create<mlir::arith::ConstantOp>(loc_, mlir::DenseElementsAttr::get(maskType, llvm::ArrayRef<bool>(lanes)));
+      }
+      mask = lines.maskBefore;
+    } else if (which > 0) {
+      if (!lines.maskAfter) { // lanes q < min(r, remaining + r - w): within r of the step's last active lane
+        Value upTo = b_.create<mlir::arith::MinSIOp>(
+            loc_, b_.create<mlir::arith::AddIOp>(loc_, remaining_, indexConst(r - w)), indexConst(r));
+        lines.maskAfter = b_.create<mlir::vector::CreateMaskOp>(loc_, maskType, ValueRange{upTo});
+      }
+      mask = lines.maskAfter;
+    }
+    if (!lines.zero)
+      lines.zero = b_.create<mlir::arith::ConstantOp>(loc_, mlir::DenseElementsAttr::get(type, b_.getI64IntegerAttr(0)));
+    Value address = b_.create<mlir::LLVM::GEPOp>(
+        loc_, mlir::LLVM::LLVMPointerType::get(b_.getContext()), b_.getF64Type(), rowPointer(lines, buffer),
+        ValueRange{b_.create<mlir::arith::IndexCastOp>(loc_, i64, index)}, /*inbounds=*/true);
+    Value v = b_.create<mlir::LLVM::MaskedLoadOp>(loc_, type, address, mask, ValueRange{lines.zero}, /*alignment=*/8);
+    lines.lines[key] = v;
+    return v;
   }
   void emitStores(const Addressing &a, const std::map<int, Value> &readFrom, Value linear) {
     auto loader = stencilLoader(a, readFrom, linear);
@@ -939,7 +1039,7 @@ private:
       prefetched.insert(source);
       stepLoop([&](Value linear) {
         emitPrefetches(a, readFrom, linear, [&](int arg, int component) { return std::make_pair(arg, component) == source; });
-        auto loader = stencilLoader(a, readFrom, linear);
+        auto loader = stencilLoader(a, readFrom, linear, /*laneShifts=*/true);
         for (size_t r = first; r < last; ++r) {
           emitNodes({stencil[r]}, loader);
           storeScratch(values_.at(stencil[r]), r);
@@ -1144,7 +1244,8 @@ private:
   bool sharesRowBody_ = false;
   mlir::arith::FastMathFlagsAttr fastmath_;
   mlir::Block *entry_ = nullptr;
-  Value mask_, vectorUpper_, vectorLower_, lastStart_, fits_;
+  Value mask_, remaining_, vectorUpper_, vectorLower_, lastStart_, fits_;
+  bool laneShifts_ = false;
   bool alignedSteps_ = false;
   std::map<int64_t, Value> indexConsts_;
   std::map<uint64_t, Value> f64Consts_, splatConsts_;

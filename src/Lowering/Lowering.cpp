@@ -278,6 +278,7 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   emitOptions.tileY = options.tileY;
   emitOptions.tileZ = options.tileZ;
   emitOptions.prefetch = options.prefetch;
+  emitOptions.laneShifts = options.laneShifts;
   // One target machine serves the vector-width choice and the LLVM pipeline below.
   std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(options, error);
   if (!tm)

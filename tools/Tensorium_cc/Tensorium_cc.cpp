@@ -65,6 +65,9 @@ constexpr const char *kUsage =
     "                       each chunk of a row in two passes: every field component's stencil\n"
     "                       values (derivatives, dissipation) into a scratch block, then the\n"
     "                       equations from it; auto (default): with SIMD steps only\n"
+    "  --lane-shifts=<on|off>  on (default): in those two-pass rows with 8-wide steps, the\n"
+    "                       reads shifted along z are lane shifts of line-aligned vectors\n"
+    "                       (valignq) instead of loads straddling two cache lines\n"
     "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
     "                       is one stencil per point, shared, with equal weights grouped; off:\n"
     "                       every derivative is the plain stencil of its whole argument (the\n"
@@ -261,10 +264,11 @@ int compilerMain(int argc, char **argv) {
       }
     } else if (bool *flag = arg.rfind("--simplify", 0) == 0             ? &compile.codegen.simplify
                             : arg.rfind("--prefetch", 0) == 0           ? &compile.prefetch
+                            : arg.rfind("--lane-shifts", 0) == 0        ? &compile.laneShifts
                             : arg.rfind("--derivative-sharing", 0) == 0 ? &compile.codegen.derivativeSharing
                                                                         : nullptr) {
       const std::string name = arg.substr(0, arg.find('='));
-      if (name != "--simplify" && name != "--prefetch" && name != "--derivative-sharing")
+      if (name != "--simplify" && name != "--prefetch" && name != "--lane-shifts" && name != "--derivative-sharing")
         return usageError("unknown option '" + arg + "'");
       if (arg.find('=') == std::string::npos)
         return usageError("'" + name + "' expects =on or =off");

@@ -33,6 +33,9 @@ struct CompileOptions {
   /// auto, the default, uses them with SIMD steps (width > 1), where they are faster, and not
   /// on the scalar path, where one pass is.
   enum class StencilPass { Auto, On, Off } stencilPass = StencilPass::Auto;
+  /// Contiguous-axis neighbours in two-pass rows with 8-wide steps as lane shifts of aligned
+  /// vectors instead of unaligned loads (`--lane-shifts=on`, the default).
+  bool laneShifts = true;
 };
 
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).

@@ -33,6 +33,9 @@ struct EmitOptions {
   /// component's stencil values (derivatives, dissipation) into a scratch block, one loop per
   /// component, then the equations reading them back (docs/codegen.md).
   bool stencilPass = false;
+  /// In the first pass of two-pass rows with 8-wide steps, reads shifted along the contiguous
+  /// axis are lane shifts of line-wide vectors instead of loads straddling two cache lines.
+  bool laneShifts = true;
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
 };
