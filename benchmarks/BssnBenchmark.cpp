@@ -230,7 +230,8 @@ int main(int argc, char **argv) {
     options.fpContract = m.fpContract;
     if (m.onePass)
       options.stencilPass = codegen::CompileOptions::StencilPass::Off;
-    options.laneShifts = m.laneShifts;
+    if (!m.laneShifts)
+      options.laneShifts = codegen::CompileOptions::LaneShifts::Off;
     if (m.firstGenerator) {
       options.codegen.derivativeSharing = options.codegen.simplify = false;
       options.cacheBlocking = options.prefetch = false;

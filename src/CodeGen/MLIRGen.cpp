@@ -815,8 +815,10 @@ private:
       llvm::SmallVector<int64_t> lanes;
       for (int64_t q = 0; q < w; ++q)
         lanes.push_back(dz < 0 ? w + dz + q : dz + q);
-      Value shifted = dz < 0 ? b_.create<mlir::vector::ShuffleOp>(loc_, line(-1), line(0), lanes)
-                             : b_.create<mlir::vector::ShuffleOp>(loc_, line(0), line(1), lanes);
+      // The step's vector first, then the one beside it: a fixed order of emission.
+      Value at = line(0), beside = line(dz < 0 ? -1 : 1);
+      Value shifted = dz < 0 ? b_.create<mlir::vector::ShuffleOp>(loc_, beside, at, lanes)
+                             : b_.create<mlir::vector::ShuffleOp>(loc_, at, beside, lanes);
       return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), shifted);
     };
   }
@@ -894,7 +896,9 @@ private:
       lines.zero = b_.create<mlir::arith::ConstantOp>(loc_, mlir::DenseElementsAttr::get(type, b_.getI64IntegerAttr(0)));
     Value address = b_.create<mlir::LLVM::GEPOp>(
         loc_, mlir::LLVM::LLVMPointerType::get(b_.getContext()), b_.getF64Type(), rowPointer(lines, buffer),
-        ValueRange{b_.create<mlir::arith::IndexCastOp>(loc_, i64, index)}, /*inbounds=*/true);
+        // Not inbounds: the vectors before and after a step start up to 8 points outside the
+        // row (only their masked lanes lie in it), possibly outside the buffer.
+        ValueRange{b_.create<mlir::arith::IndexCastOp>(loc_, i64, index)}, /*inbounds=*/false);
     Value v = b_.create<mlir::LLVM::MaskedLoadOp>(loc_, type, address, mask, ValueRange{lines.zero}, /*alignment=*/8);
     lines.lines[key] = v;
     return v;

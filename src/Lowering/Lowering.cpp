@@ -278,12 +278,14 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   emitOptions.tileY = options.tileY;
   emitOptions.tileZ = options.tileZ;
   emitOptions.prefetch = options.prefetch;
-  emitOptions.laneShifts = options.laneShifts;
   // One target machine serves the vector-width choice and the LLVM pipeline below.
   std::unique_ptr<llvm::TargetMachine> tm = makeTargetMachine(options, error);
   if (!tm)
     return false;
   emitOptions.vectorWidth = options.vectorWidth ? options.vectorWidth : nativeVectorWidth(*tm);
+  emitOptions.laneShifts = options.laneShifts == CompileOptions::LaneShifts::On ||
+                           (options.laneShifts == CompileOptions::LaneShifts::Auto &&
+                            tm->getMCSubtargetInfo()->checkFeatures("+avx512f"));
   emitOptions.stencilPass = options.stencilPass == CompileOptions::StencilPass::On ||
                             (options.stencilPass == CompileOptions::StencilPass::Auto && emitOptions.vectorWidth > 1);
   mlir::MLIRContext context;

@@ -65,9 +65,10 @@ constexpr const char *kUsage =
     "                       each chunk of a row in two passes: every field component's stencil\n"
     "                       values (derivatives, dissipation) into a scratch block, then the\n"
     "                       equations from it; auto (default): with SIMD steps only\n"
-    "  --lane-shifts=<on|off>  on (default): in those two-pass rows with 8-wide steps, the\n"
-    "                       reads shifted along z are lane shifts of line-aligned vectors\n"
-    "                       (valignq) instead of loads straddling two cache lines\n"
+    "  --lane-shifts=<auto|on|off>  in those two-pass rows with 8-wide steps, the reads\n"
+    "                       shifted along z are lane shifts of line-aligned vectors (valignq)\n"
+    "                       instead of loads straddling two cache lines; auto (default): on\n"
+    "                       targets with AVX-512\n"
     "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
     "                       is one stencil per point, shared, with equal weights grouped; off:\n"
     "                       every derivative is the plain stencil of its whole argument (the\n"
@@ -264,11 +265,10 @@ int compilerMain(int argc, char **argv) {
       }
     } else if (bool *flag = arg.rfind("--simplify", 0) == 0             ? &compile.codegen.simplify
                             : arg.rfind("--prefetch", 0) == 0           ? &compile.prefetch
-                            : arg.rfind("--lane-shifts", 0) == 0        ? &compile.laneShifts
                             : arg.rfind("--derivative-sharing", 0) == 0 ? &compile.codegen.derivativeSharing
                                                                         : nullptr) {
       const std::string name = arg.substr(0, arg.find('='));
-      if (name != "--simplify" && name != "--prefetch" && name != "--lane-shifts" && name != "--derivative-sharing")
+      if (name != "--simplify" && name != "--prefetch" && name != "--derivative-sharing")
         return usageError("unknown option '" + arg + "'");
       if (arg.find('=') == std::string::npos)
         return usageError("'" + name + "' expects =on or =off");
@@ -288,20 +288,22 @@ int compilerMain(int argc, char **argv) {
       if (value != "on" && value != "off")
         return usageError("invalid value '" + value + "' for '--fp-contract' (expected on or off)");
       compile.fpContract = value == "on";
-    } else if (arg.rfind("--stencil-pass", 0) == 0) {
-      if (arg.rfind("--stencil-pass=", 0) != 0)
-        return usageError(arg == "--stencil-pass" ? "'--stencil-pass' expects =auto, =on or =off"
-                                                  : "unknown option '" + arg + "'");
-      value = arg.substr(std::strlen("--stencil-pass="));
-      using Pass = tensorium_mlir::codegen::CompileOptions::StencilPass;
-      if (value == "auto")
-        compile.stencilPass = Pass::Auto;
-      else if (value == "on")
-        compile.stencilPass = Pass::On;
-      else if (value == "off")
-        compile.stencilPass = Pass::Off;
+    } else if (arg.rfind("--stencil-pass", 0) == 0 || arg.rfind("--lane-shifts", 0) == 0) {
+      const std::string name = arg.rfind("--stencil-pass", 0) == 0 ? "--stencil-pass" : "--lane-shifts";
+      if (arg.rfind(name + "=", 0) != 0)
+        return usageError(arg == name ? "'" + name + "' expects =auto, =on or =off" : "unknown option '" + arg + "'");
+      value = arg.substr(name.size() + 1);
+      if (value != "auto" && value != "on" && value != "off")
+        return usageError("invalid value '" + value + "' for '" + name + "' (expected auto, on or off)");
+      using Options = tensorium_mlir::codegen::CompileOptions;
+      if (name == "--stencil-pass")
+        compile.stencilPass = value == "auto" ? Options::StencilPass::Auto
+                              : value == "on" ? Options::StencilPass::On
+                                              : Options::StencilPass::Off;
       else
-        return usageError("invalid value '" + value + "' for '--stencil-pass' (expected auto, on or off)");
+        compile.laneShifts = value == "auto" ? Options::LaneShifts::Auto
+                             : value == "on" ? Options::LaneShifts::On
+                                             : Options::LaneShifts::Off;
     } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
       compile.optLevel = static_cast<unsigned>(arg[2] - '0');
     } else if (arg == "-o") {

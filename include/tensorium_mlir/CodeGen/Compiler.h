@@ -34,8 +34,9 @@ struct CompileOptions {
   /// on the scalar path, where one pass is.
   enum class StencilPass { Auto, On, Off } stencilPass = StencilPass::Auto;
   /// Contiguous-axis neighbours in two-pass rows with 8-wide steps as lane shifts of aligned
-  /// vectors instead of unaligned loads (`--lane-shifts=on`, the default).
-  bool laneShifts = true;
+  /// vectors instead of unaligned loads (`--lane-shifts=auto|on|off`): auto, the default, uses
+  /// them where the target has AVX-512 (one valignq per shift; measured there only).
+  enum class LaneShifts { Auto, On, Off } laneShifts = LaneShifts::Auto;
 };
 
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).

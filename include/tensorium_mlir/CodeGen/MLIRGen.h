@@ -34,7 +34,8 @@ struct EmitOptions {
   /// component, then the equations reading them back (docs/codegen.md).
   bool stencilPass = false;
   /// In the first pass of two-pass rows with 8-wide steps, reads shifted along the contiguous
-  /// axis are lane shifts of line-wide vectors instead of loads straddling two cache lines.
+  /// axis are lane shifts of line-wide vectors instead of loads straddling two cache lines
+  /// (the driver sets it for AVX-512 targets unless told otherwise).
   bool laneShifts = true;
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
