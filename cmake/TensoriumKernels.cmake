@@ -7,6 +7,20 @@
 # target the building machine's CPU (--cpu native) unless TENSORIUM_KERNEL_CPU names another.
 set(TENSORIUM_OPENMP_LIBRARY /usr/lib/llvm-19/lib/libomp.so CACHE FILEPATH "LLVM 19 OpenMP runtime")
 set(TENSORIUM_KERNEL_CPU "" CACHE STRING "Target CPU of build-time kernels (empty: Tensorium_cc's default, native)")
+# tensorium_fixture_variant(OUTPUT SOURCE FROM TO): writes OUTPUT, a copy of the program SOURCE
+# with the text FROM replaced by TO (e.g. another spatial order), re-made when SOURCE changes; a
+# configure error if SOURCE no longer contains FROM.
+function(tensorium_fixture_variant OUTPUT SOURCE FROM TO)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${SOURCE})
+  file(READ ${SOURCE} text)
+  string(FIND "${text}" "${FROM}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "tensorium_fixture_variant: ${SOURCE} no longer contains '${FROM}'; update ${OUTPUT}'s recipe")
+  endif()
+  string(REPLACE "${FROM}" "${TO}" text "${text}")
+  file(WRITE ${OUTPUT} "${text}")
+endfunction()
+
 # The compiler target: Tensorium_cc in the Tensorium build, Tensorium::Tensorium_cc downstream.
 if(NOT TENSORIUM_CC_TARGET)
   set(TENSORIUM_CC_TARGET Tensorium_cc)

@@ -146,11 +146,12 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const CompileOptions &opt
 }
 
 /// Lanes of the widest double vector the target handles natively.
+bool hasAvx512(const llvm::TargetMachine &tm) { return tm.getMCSubtargetInfo()->checkFeatures("+avx512f"); }
+
 unsigned nativeVectorWidth(const llvm::TargetMachine &tm) {
-  const llvm::MCSubtargetInfo &subtarget = *tm.getMCSubtargetInfo();
-  if (subtarget.checkFeatures("+avx512f"))
+  if (hasAvx512(tm))
     return 8;
-  if (subtarget.checkFeatures("+avx"))
+  if (tm.getMCSubtargetInfo()->checkFeatures("+avx"))
     return 4;
   // SSE2 has 2-lane doubles but no masked loads or stores; the scalar loop is as fast.
   return 1;
@@ -284,8 +285,7 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
     return false;
   emitOptions.vectorWidth = options.vectorWidth ? options.vectorWidth : nativeVectorWidth(*tm);
   emitOptions.laneShifts = options.laneShifts == CompileOptions::LaneShifts::On ||
-                           (options.laneShifts == CompileOptions::LaneShifts::Auto &&
-                            tm->getMCSubtargetInfo()->checkFeatures("+avx512f"));
+                           (options.laneShifts == CompileOptions::LaneShifts::Auto && hasAvx512(*tm));
   emitOptions.stencilPass = options.stencilPass == CompileOptions::StencilPass::On ||
                             (options.stencilPass == CompileOptions::StencilPass::Auto && emitOptions.vectorWidth > 1);
   mlir::MLIRContext context;
