@@ -187,11 +187,33 @@ void mergeEquivalentNodes(KernelPlan &plan, SimplifyStats *stats) {
     roots.push_back(s.value);
   if (plan.result >= 0)
     roots.push_back(plan.result);
+  const size_t kernelRoots = roots.size();
+  // The factorings name nodes too; they are roots only so that their ids follow the merge
+  // (the statistics count what the stores need).
+  for (const ZFactoredStencil &f : plan.zFactored) {
+    roots.push_back(f.value);
+    roots.push_back(f.transverse);
+    for (const ZFactoredStencil::Group &group : f.groups)
+      roots.push_back(group.coefficient);
+  }
+  std::vector<NodeId> kernelRootsBefore(roots.begin(), roots.begin() + static_cast<std::ptrdiff_t>(kernelRoots));
   ScalarGraph simplified = mergeEquivalentNodes(plan.graph, roots, stats);
   for (size_t i = 0; i < plan.stores.size(); ++i)
     plan.stores[i].value = roots[i];
   if (plan.result >= 0)
-    plan.result = roots.back();
+    plan.result = roots[kernelRoots - 1];
+  size_t next = kernelRoots;
+  for (ZFactoredStencil &f : plan.zFactored) {
+    f.value = roots[next++];
+    f.transverse = roots[next++];
+    for (ZFactoredStencil::Group &group : f.groups)
+      group.coefficient = roots[next++];
+  }
+  if (stats && !plan.zFactored.empty()) {
+    roots.resize(kernelRoots);
+    stats->nodesBefore = plan.graph.topologicalOrder(kernelRootsBefore).size();
+    stats->nodesAfter = simplified.topologicalOrder(roots).size();
+  }
   plan.graph = std::move(simplified);
 }
 

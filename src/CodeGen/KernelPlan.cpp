@@ -79,16 +79,22 @@ std::vector<double> derivativeWeights(unsigned order, unsigned count) {
 
 namespace {
 
-NodeId weightedSum(ScalarGraph &g, const std::vector<std::pair<std::array<int8_t, 3>, double>> &terms,
-                   const std::function<NodeId(const std::array<int8_t, 3> &)> &valueAt, NodeId scale) {
-  // Terms whose weights agree in magnitude share one multiplication: a centred first
-  // derivative is sum_s c_s (u_s - u_-s), a second one sum_s c_s (u_s + u_-s) + c_0 u_0.
+/// Terms whose weights agree in magnitude share one multiplication: a centred first
+/// derivative is sum_s c_s (u_s - u_-s), a second one sum_s c_s (u_s + u_-s) + c_0 u_0.
+/// Magnitude -> (offsets of positive weights, offsets of negative ones).
+std::map<double, std::pair<std::vector<std::array<int8_t, 3>>, std::vector<std::array<int8_t, 3>>>>
+weightGroups(const std::vector<std::pair<std::array<int8_t, 3>, double>> &terms) {
   std::map<double, std::pair<std::vector<std::array<int8_t, 3>>, std::vector<std::array<int8_t, 3>>>> groups;
   for (const auto &[offset, w] : terms)
     if (w != 0.0)
       (w > 0 ? groups[w].first : groups[-w].second).push_back(offset);
+  return groups;
+}
+
+NodeId weightedSum(ScalarGraph &g, const std::vector<std::pair<std::array<int8_t, 3>, double>> &terms,
+                   const std::function<NodeId(const std::array<int8_t, 3> &)> &valueAt, NodeId scale) {
   NodeId total = g.constant(0.0);
-  for (const auto &[magnitude, members] : groups) {
+  for (const auto &[magnitude, members] : weightGroups(terms)) {
     const auto &[positive, negative] = members;
     NodeId sum = g.constant(0.0);
     for (const auto &o : positive)
@@ -652,31 +658,38 @@ LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots, un
 
 /// The stencil of a derivative leaf of field argument `arg`: the tensor product of the
 /// one-dimensional derivative stencils, scaled by the reciprocal spacings (arguments 3..5).
+/// Multiplies a tensor-product stencil (terms, scale) by the `count`-th derivative stencil
+/// along `axis`, scaled by the reciprocal spacing (arguments 3..5) to the power `count`.
+void applyDerivativeAlong(ScalarGraph &g, std::vector<std::pair<std::array<int8_t, 3>, double>> &terms, NodeId &scale,
+                          unsigned order, size_t axis, int count) {
+  const std::vector<double> w = derivativeWeights(order, static_cast<unsigned>(count));
+  const int r = static_cast<int>(w.size() / 2);
+  std::vector<std::pair<std::array<int8_t, 3>, double>> next;
+  for (const auto &[offset, weight] : terms)
+    for (int s = -r; s <= r; ++s) {
+      if (w[static_cast<size_t>(s + r)] == 0.0)
+        continue;
+      std::array<int8_t, 3> o = offset;
+      o[axis] = static_cast<int8_t>(o[axis] + s);
+      next.push_back({o, weight * w[static_cast<size_t>(s + r)]});
+    }
+  terms = std::move(next);
+  Leaf h;
+  h.kind = LeafKind::Arg;
+  h.a = 3 + static_cast<int>(axis);
+  const NodeId reciprocal = g.div(g.constant(1.0), g.leaf(h));
+  for (int k = 0; k < count; ++k)
+    scale = g.mul(scale, reciprocal);
+}
+
+/// The stencil of a derivative leaf of field argument `arg`: the tensor product of the
+/// one-dimensional derivative stencils, scaled by the reciprocal spacings.
 NodeId expandDerivativeLeaf(ScalarGraph &g, int arg, const Leaf &leaf, unsigned order) {
   std::vector<std::pair<std::array<int8_t, 3>, double>> terms{{{0, 0, 0}, 1.0}};
   NodeId scale = g.constant(1.0);
-  for (size_t a = 0; a < 3; ++a) {
-    if (!leaf.deriv[a])
-      continue;
-    const std::vector<double> w = derivativeWeights(order, static_cast<unsigned>(leaf.deriv[a]));
-    const int r = static_cast<int>(w.size() / 2);
-    std::vector<std::pair<std::array<int8_t, 3>, double>> next;
-    for (const auto &[offset, weight] : terms)
-      for (int s = -r; s <= r; ++s) {
-        if (w[static_cast<size_t>(s + r)] == 0.0)
-          continue;
-        std::array<int8_t, 3> o = offset;
-        o[a] = static_cast<int8_t>(o[a] + s);
-        next.push_back({o, weight * w[static_cast<size_t>(s + r)]});
-      }
-    terms = std::move(next);
-    Leaf h;
-    h.kind = LeafKind::Arg;
-    h.a = 3 + static_cast<int>(a);
-    const NodeId reciprocal = g.div(g.constant(1.0), g.leaf(h));
-    for (int k = 0; k < leaf.deriv[a]; ++k)
-      scale = g.mul(scale, reciprocal);
-  }
+  for (size_t a = 0; a < 3; ++a)
+    if (leaf.deriv[a])
+      applyDerivativeAlong(g, terms, scale, order, a, leaf.deriv[a]);
   return weightedSum(
       g, terms,
       [&](const std::array<int8_t, 3> &o) {
@@ -689,6 +702,36 @@ NodeId expandDerivativeLeaf(ScalarGraph &g, int arg, const Leaf &leaf, unsigned 
         return g.leaf(l);
       },
       scale);
+}
+
+/// A derivative leaf across z and x or y, expanded into `value`, as the z stencil of its
+/// transverse derivative (KernelPlan::zFactored); the z coefficients are the nodes the
+/// stencil of the z derivative alone uses.
+void recordZFactoring(KernelPlan &plan, int arg, const Leaf &leaf, unsigned order, NodeId value) {
+  if (leaf.deriv[2] == 0 || (leaf.deriv[0] == 0 && leaf.deriv[1] == 0) || leaf.offset != std::array<int8_t, 3>{0, 0, 0})
+    return;
+  for (const ZFactoredStencil &known : plan.zFactored)
+    if (known.value == value)
+      return;
+  ScalarGraph &g = plan.graph;
+  ZFactoredStencil f;
+  f.value = value;
+  Leaf transverse = leaf;
+  transverse.deriv[2] = 0;
+  f.transverse = expandDerivativeLeaf(g, arg, transverse, order);
+  std::vector<std::pair<std::array<int8_t, 3>, double>> terms{{{0, 0, 0}, 1.0}};
+  NodeId scale = g.constant(1.0);
+  applyDerivativeAlong(g, terms, scale, order, 2, leaf.deriv[2]);
+  for (const auto &[magnitude, members] : weightGroups(terms)) {
+    ZFactoredStencil::Group group;
+    group.coefficient = g.mul(g.constant(members.first.empty() ? -magnitude : magnitude), scale);
+    for (const auto &o : members.first)
+      group.positive.push_back(o[2]);
+    for (const auto &o : members.second)
+      group.negative.push_back(o[2]);
+    f.groups.push_back(std::move(group));
+  }
+  plan.zFactored.push_back(std::move(f));
 }
 
 void setCommonAttributes(KernelPlan &plan) {
@@ -1179,8 +1222,11 @@ private:
         case LeafKind::Spacing: outLeaf.a = 3 + l.a; outLeaf.offset = {0, 0, 0}; break;
         case LeafKind::Coord: outLeaf.a = coordArg.at(l.a); break;
         case LeafKind::Field:
-          if (l.deriv != std::array<int8_t, 3>{0, 0, 0})
-            return expandDerivativeLeaf(tg, fieldArg.at(l.a), l, m_.sim.order);
+          if (l.deriv != std::array<int8_t, 3>{0, 0, 0}) {
+            const NodeId value = expandDerivativeLeaf(tg, fieldArg.at(l.a), l, m_.sim.order);
+            recordZFactoring(plan, fieldArg.at(l.a), l, m_.sim.order, value);
+            return value;
+          }
           outLeaf.a = fieldArg.at(l.a);
           outLeaf.b = l.b;
           break;

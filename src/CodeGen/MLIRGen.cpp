@@ -50,6 +50,8 @@ public:
       if (stencil_.empty() || stencil_.size() * width_ * sizeof(double) > static_cast<size_t>(kScratchBytes))
         stencil_.clear();
     }
+    if (laneShifts_ && options.factorMixed && !stencil_.empty())
+      chooseZFactorings();
     if (plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid)
       chooseTile(options);
     fastmath_ = mlir::arith::FastMathFlagsAttr::get(
@@ -798,29 +800,142 @@ private:
                                           ValueRange{addressOf(a, linear, s.component, {0, 1, 0})},
                                           /*isWrite=*/true, /*localityHint=*/3, /*isDataCache=*/true);
   }
+  struct RowLines;
+  /// `lines` (lane shifts): the step's row vectors, shared with other loaders of the step.
   std::function<Value(const Leaf &)> stencilLoader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear,
-                                                   bool laneShifts = false) {
-    if (!laneShifts || !laneShifts_)
+                                                   std::shared_ptr<RowLines> lines = nullptr) {
+    if (!lines || !laneShifts_)
       return [this, &a, &readFrom, linear](const Leaf &l) -> Value {
         return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
       };
-    auto lines = std::make_shared<RowLines>();
     return [this, &a, &readFrom, linear, lines](const Leaf &l) -> Value {
-      const int64_t w = static_cast<int64_t>(width_), dz = l.offset[2];
+      const int64_t dz = l.offset[2];
       if (dz < -plan_.radius[2] || dz > plan_.radius[2] || !rowPointer(*lines, readFrom.at(l.a)))
         return load(readFrom.at(l.a), addressOf(a, linear, l.b, l.offset));
       auto line = [&](int which) { return rowLine(*lines, a, readFrom.at(l.a), linear, l, which); };
       if (dz == 0)
         return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), line(0));
-      llvm::SmallVector<int64_t> lanes;
-      for (int64_t q = 0; q < w; ++q)
-        lanes.push_back(dz < 0 ? w + dz + q : dz + q);
       // The step's vector first, then the one beside it: a fixed order of emission.
       Value at = line(0), beside = line(dz < 0 ? -1 : 1);
-      Value shifted = dz < 0 ? b_.create<mlir::vector::ShuffleOp>(loc_, beside, at, lanes)
-                             : b_.create<mlir::vector::ShuffleOp>(loc_, at, beside, lanes);
-      return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), shifted);
+      return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), laneShift(at, beside, dz));
     };
+  }
+  /// The lanes of `at` shifted by `by` (-width < by < width), filled from `beside`, the vector
+  /// before `at` (by < 0) or after it; 64-bit integer vectors (one valignq).
+  Value laneShift(Value at, Value beside, int64_t by) {
+    const int64_t w = static_cast<int64_t>(width_);
+    llvm::SmallVector<int64_t> lanes;
+    for (int64_t q = 0; q < w; ++q)
+      lanes.push_back(by < 0 ? w + by + q : by + q);
+    return by < 0 ? b_.create<mlir::vector::ShuffleOp>(loc_, beside, at, lanes).getResult()
+                  : b_.create<mlir::vector::ShuffleOp>(loc_, at, beside, lanes).getResult();
+  }
+
+  /// Mixed derivatives across z that the first pass may form from its transverse derivatives
+  /// (KernelPlan::zFactored): those whose transverse stencil and z coefficients the kernel
+  /// computes anyway, so that every node they use has its varying flag and, if loop
+  /// invariant, its value before the loops.
+  void chooseZFactorings() {
+    const ScalarGraph &g = plan_.graph;
+    std::vector<char> reached(g.size(), 0);
+    for (NodeId id : g.topologicalOrder(storeRoots()))
+      reached[static_cast<size_t>(id)] = 1;
+    auto computed = [&](NodeId id) { return id >= 0 && reached[static_cast<size_t>(id)]; };
+    for (const ZFactoredStencil &f : plan_.zFactored) {
+      bool usable = computed(f.value) && computed(f.transverse) && g.node(f.value).op != NodeOp::Const &&
+                    g.node(f.transverse).op != NodeOp::Const;
+      for (const ZFactoredStencil::Group &group : f.groups)
+        usable = usable && computed(group.coefficient);
+      if (usable)
+        zFactored_.emplace(f.value, &f);
+    }
+  }
+
+  /// The value of `root` with every buffer leaf read by `load`, apart from the values of this
+  /// step (which stay as they were): the transverse stencil on the vectors beside the step.
+  Value evaluateApart(NodeId root, const std::function<Value(const Leaf &)> &load) {
+    std::unordered_map<NodeId, Value> kept;
+    for (auto it = values_.begin(); it != values_.end();) {
+      if (varies_[static_cast<size_t>(it->first)]) {
+        kept.insert(*it);
+        it = values_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    emitNodes({root}, load);
+    Value v = values_.at(root);
+    forgetVaryingValues();
+    values_.insert(kept.begin(), kept.end());
+    return v;
+  }
+
+  /// Computes, before `root` itself, the mixed derivatives inside it that factor across z:
+  /// the transverse stencil T at the step and on the vectors before and after it (the lanes
+  /// the masked row loads hold, the others zero), then the z stencil as lane shifts of T,
+  /// grouped as the plain stencil groups its weights.
+  void emitZFactored(NodeId root, const Addressing &a, const std::map<int, Value> &readFrom, Value linear,
+                     const std::shared_ptr<RowLines> &lines, const std::function<Value(const Leaf &)> &loader) {
+    if (zFactored_.empty())
+      return;
+    const ScalarGraph &g = plan_.graph;
+    std::vector<const ZFactoredStencil *> found;
+    std::vector<NodeId> stack{root};
+    std::set<NodeId> seen;
+    while (!stack.empty()) {
+      NodeId id = stack.back();
+      stack.pop_back();
+      if (values_.count(id) || !varies_[static_cast<size_t>(id)] || !seen.insert(id).second)
+        continue;
+      if (auto it = zFactored_.find(id); it != zFactored_.end()) {
+        found.push_back(it->second);
+        continue;
+      }
+      const Node &n = g.node(id);
+      for (NodeId o : {n.lhs, n.rhs})
+        if (o >= 0)
+          stack.push_back(o);
+    }
+    for (const ZFactoredStencil *f : found) {
+      auto beside = [&](int which) {
+        return evaluateApart(f->transverse, [&, which](const Leaf &l) -> Value {
+          return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), rowLine(*lines, a, readFrom.at(l.a), linear, l, which));
+        });
+      };
+      bool readable = true;
+      for (NodeId id : g.topologicalOrder({f->transverse})) {
+        const Node &n = g.node(id);
+        if (n.op == NodeOp::Leaf && varies_[static_cast<size_t>(id)])
+          readable = readable && n.leaf.offset[2] == 0 && rowPointer(*lines, readFrom.at(n.leaf.a));
+      }
+      if (!readable)
+        continue; // computed as its own stencil
+      emitNodes({f->transverse}, loader);
+      auto integers = mlir::VectorType::get({static_cast<int64_t>(width_)}, b_.getI64Type());
+      auto asIntegers = [&](Value v) { return b_.create<mlir::vector::BitCastOp>(loc_, integers, v).getResult(); };
+      Value at = asIntegers(values_.at(f->transverse)), before, after;
+      auto shifted = [&](int by) -> Value {
+        if (by == 0)
+          return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), at);
+        Value &side = by < 0 ? before : after;
+        if (!side)
+          side = asIntegers(beside(by < 0 ? -1 : 1));
+        return b_.create<mlir::vector::BitCastOp>(loc_, vectorType(), laneShift(at, side, by));
+      };
+      Value total;
+      for (const ZFactoredStencil::Group &group : f->groups) {
+        Value sum;
+        for (int by : group.positive)
+          sum = sum ? arith2<mlir::arith::AddFOp>(sum, shifted(by)) : shifted(by);
+        for (int by : group.negative)
+          sum = !sum                   ? shifted(by)
+                : group.positive.empty() ? arith2<mlir::arith::AddFOp>(sum, shifted(by))
+                                         : arith2<mlir::arith::SubFOp>(sum, shifted(by));
+        Value term = arith2<mlir::arith::MulFOp>(vectorOf(group.coefficient), sum);
+        total = total ? arith2<mlir::arith::AddFOp>(total, term) : term;
+      }
+      values_[f->value] = total;
+    }
   }
 
   /// Lane shifts (stencilLoader with laneShifts): the reads of a component row at z shifts
@@ -1043,8 +1158,10 @@ private:
       prefetched.insert(source);
       stepLoop([&](Value linear) {
         emitPrefetches(a, readFrom, linear, [&](int arg, int component) { return std::make_pair(arg, component) == source; });
-        auto loader = stencilLoader(a, readFrom, linear, /*laneShifts=*/true);
+        auto lines = std::make_shared<RowLines>();
+        auto loader = stencilLoader(a, readFrom, linear, lines);
         for (size_t r = first; r < last; ++r) {
+          emitZFactored(stencil[r], a, readFrom, linear, lines, loader);
           emitNodes({stencil[r]}, loader);
           storeScratch(values_.at(stencil[r]), r);
         }
@@ -1250,6 +1367,7 @@ private:
   mlir::Block *entry_ = nullptr;
   Value mask_, remaining_, vectorUpper_, vectorLower_, lastStart_, fits_;
   bool laneShifts_ = false;
+  std::unordered_map<NodeId, const ZFactoredStencil *> zFactored_; // by the mixed derivative's node
   bool alignedSteps_ = false;
   std::map<int64_t, Value> indexConsts_;
   std::map<uint64_t, Value> f64Consts_, splatConsts_;

@@ -286,6 +286,8 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
   emitOptions.vectorWidth = options.vectorWidth ? options.vectorWidth : nativeVectorWidth(*tm);
   emitOptions.laneShifts = options.laneShifts == CompileOptions::LaneShifts::On ||
                            (options.laneShifts == CompileOptions::LaneShifts::Auto && hasAvx512(*tm));
+  emitOptions.factorMixed = options.factorMixed == CompileOptions::FactorMixed::On ||
+                            (options.factorMixed == CompileOptions::FactorMixed::Auto && options.fpContract);
   emitOptions.stencilPass = options.stencilPass == CompileOptions::StencilPass::On ||
                             (options.stencilPass == CompileOptions::StencilPass::Auto && emitOptions.vectorWidth > 1);
   mlir::MLIRContext context;

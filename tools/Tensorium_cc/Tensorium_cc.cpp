@@ -69,6 +69,11 @@ constexpr const char *kUsage =
     "                       shifted along z are lane shifts of line-aligned vectors (valignq)\n"
     "                       instead of loads straddling two cache lines; auto (default): on\n"
     "                       targets with AVX-512\n"
+    "  --factor-mixed=<auto|on|off>  in rows with lane shifts, a mixed derivative across z\n"
+    "                       is the z stencil of the first pass's x or y derivative at the\n"
+    "                       neighbouring points (lane shifts of values already computed),\n"
+    "                       which rounds differently from its own stencil; auto (default): with\n"
+    "                       --fp-contract=on\n"
     "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
     "                       is one stencil per point, shared, with equal weights grouped; off:\n"
     "                       every derivative is the plain stencil of its whole argument (the\n"
@@ -288,8 +293,11 @@ int compilerMain(int argc, char **argv) {
       if (value != "on" && value != "off")
         return usageError("invalid value '" + value + "' for '--fp-contract' (expected on or off)");
       compile.fpContract = value == "on";
-    } else if (arg.rfind("--stencil-pass", 0) == 0 || arg.rfind("--lane-shifts", 0) == 0) {
-      const std::string name = arg.rfind("--stencil-pass", 0) == 0 ? "--stencil-pass" : "--lane-shifts";
+    } else if (arg.rfind("--stencil-pass", 0) == 0 || arg.rfind("--lane-shifts", 0) == 0 ||
+               arg.rfind("--factor-mixed", 0) == 0) {
+      const std::string name = arg.rfind("--stencil-pass", 0) == 0  ? "--stencil-pass"
+                               : arg.rfind("--lane-shifts", 0) == 0 ? "--lane-shifts"
+                                                                    : "--factor-mixed";
       if (arg.rfind(name + "=", 0) != 0)
         return usageError(arg == name ? "'" + name + "' expects =auto, =on or =off" : "unknown option '" + arg + "'");
       value = arg.substr(name.size() + 1);
@@ -300,10 +308,14 @@ int compilerMain(int argc, char **argv) {
         compile.stencilPass = value == "auto" ? Options::StencilPass::Auto
                               : value == "on" ? Options::StencilPass::On
                                               : Options::StencilPass::Off;
-      else
+      else if (name == "--lane-shifts")
         compile.laneShifts = value == "auto" ? Options::LaneShifts::Auto
                              : value == "on" ? Options::LaneShifts::On
                                              : Options::LaneShifts::Off;
+      else
+        compile.factorMixed = value == "auto" ? Options::FactorMixed::Auto
+                              : value == "on" ? Options::FactorMixed::On
+                                              : Options::FactorMixed::Off;
     } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
       compile.optLevel = static_cast<unsigned>(arg[2] - '0');
     } else if (arg == "-o") {

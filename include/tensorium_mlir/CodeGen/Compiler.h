@@ -37,6 +37,10 @@ struct CompileOptions {
   /// vectors instead of unaligned loads (`--lane-shifts=auto|on|off`): auto, the default, uses
   /// them where the target has AVX-512 (one valignq per shift; measured there only).
   enum class LaneShifts { Auto, On, Off } laneShifts = LaneShifts::Auto;
+  /// Mixed derivatives across z formed from the transverse derivatives' values in rows with
+  /// lane shifts (`--factor-mixed=auto|on|off`): auto, the default, with `--fp-contract=on`
+  /// only, so that the strict path keeps the plain stencils' rounding.
+  enum class FactorMixed { Auto, On, Off } factorMixed = FactorMixed::Auto;
 };
 
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).

@@ -47,6 +47,21 @@ struct KernelStore {
   NodeId value = -1;
 };
 
+/// A derivative stencil that is a z-derivative stencil applied to another stencil (a mixed
+/// derivative such as d_x d_z u, the tensor product of one-dimensional stencils):
+/// value = sum over groups of coefficient * (sum_{s in positive} T(z + s) - sum_{s in negative}
+/// T(z + s)), T the `transverse` stencil (same leaves, no z derivative), grouped as the
+/// stencils themselves group equal weights. Vector code may form `value` from T's values at
+/// the neighbouring points instead of from all of its own reads (docs/codegen.md).
+struct ZFactoredStencil {
+  struct Group {
+    NodeId coefficient = -1; // weight / h_z^k, loop invariant
+    std::vector<int> positive, negative;
+  };
+  NodeId value = -1, transverse = -1;
+  std::vector<Group> groups;
+};
+
 struct KernelPlan {
   std::string symbol;
   std::string kind;
@@ -68,6 +83,8 @@ struct KernelPlan {
   std::vector<int> snapshotArgs;
   /// The block the kernel comes from (for diagnostics about the kernel as a whole).
   frontend::SourceRange origin;
+  /// Mixed derivatives across z of grid kernels, with the stencil each one factors through.
+  std::vector<ZFactoredStencil> zFactored;
 };
 
 enum class KernelSelection : unsigned {

@@ -37,6 +37,11 @@ struct EmitOptions {
   /// axis are lane shifts of line-wide vectors instead of loads straddling two cache lines
   /// (the driver sets it for AVX-512 targets unless told otherwise).
   bool laneShifts = true;
+  /// With lane shifts: a mixed derivative across z is the z stencil of its transverse
+  /// derivative's values at the neighbouring points (KernelPlan::zFactored), lane shifts of
+  /// values the first pass computes, instead of a tensor-product stencil of its own. It rounds
+  /// differently from the plain stencil (the driver sets it with fp contraction unless told).
+  bool factorMixed = true;
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
 };
