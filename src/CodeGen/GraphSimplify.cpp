@@ -188,15 +188,24 @@ void mergeEquivalentNodes(KernelPlan &plan, SimplifyStats *stats) {
   if (plan.result >= 0)
     roots.push_back(plan.result);
   const size_t kernelRoots = roots.size();
-  // The factorings name nodes too; they are roots only so that their ids follow the merge
-  // (the statistics count what the stores need).
+  // The factorings name nodes too: those the kernel computes anyway (the only ones code
+  // generation can use) follow the merge as extra roots, which adds no node to the graph.
+  std::vector<char> reached(plan.graph.size(), 0);
+  for (NodeId id : plan.graph.topologicalOrder(roots))
+    reached[static_cast<size_t>(id)] = 1;
+  auto computed = [&](NodeId id) { return id >= 0 && reached[static_cast<size_t>(id)]; };
+  std::erase_if(plan.zFactored, [&](const ZFactoredStencil &f) {
+    bool kept = computed(f.value) && computed(f.transverse);
+    for (const ZFactoredStencil::Group &group : f.groups)
+      kept = kept && computed(group.coefficient);
+    return !kept;
+  });
   for (const ZFactoredStencil &f : plan.zFactored) {
     roots.push_back(f.value);
     roots.push_back(f.transverse);
     for (const ZFactoredStencil::Group &group : f.groups)
       roots.push_back(group.coefficient);
   }
-  std::vector<NodeId> kernelRootsBefore(roots.begin(), roots.begin() + static_cast<std::ptrdiff_t>(kernelRoots));
   ScalarGraph simplified = mergeEquivalentNodes(plan.graph, roots, stats);
   for (size_t i = 0; i < plan.stores.size(); ++i)
     plan.stores[i].value = roots[i];
@@ -208,11 +217,6 @@ void mergeEquivalentNodes(KernelPlan &plan, SimplifyStats *stats) {
     f.transverse = roots[next++];
     for (ZFactoredStencil::Group &group : f.groups)
       group.coefficient = roots[next++];
-  }
-  if (stats && !plan.zFactored.empty()) {
-    roots.resize(kernelRoots);
-    stats->nodesBefore = plan.graph.topologicalOrder(kernelRootsBefore).size();
-    stats->nodesAfter = simplified.topologicalOrder(roots).size();
   }
   plan.graph = std::move(simplified);
 }

@@ -656,8 +656,6 @@ LeafUse collectLeaves(const ScalarGraph &g, const std::vector<NodeId> &roots, un
   return use;
 }
 
-/// The stencil of a derivative leaf of field argument `arg`: the tensor product of the
-/// one-dimensional derivative stencils, scaled by the reciprocal spacings (arguments 3..5).
 /// Multiplies a tensor-product stencil (terms, scale) by the `count`-th derivative stencil
 /// along `axis`, scaled by the reciprocal spacing (arguments 3..5) to the power `count`.
 void applyDerivativeAlong(ScalarGraph &g, std::vector<std::pair<std::array<int8_t, 3>, double>> &terms, NodeId &scale,
@@ -704,16 +702,16 @@ NodeId expandDerivativeLeaf(ScalarGraph &g, int arg, const Leaf &leaf, unsigned 
       scale);
 }
 
-/// A derivative leaf across z and x or y, expanded into `value`, as the z stencil of its
-/// transverse derivative (KernelPlan::zFactored); the z coefficients are the nodes the
+/// A derivative leaf across z and x or y, expanded into `value` in `g`, as the z stencil of
+/// its transverse derivative (KernelPlan::zFactored); the z coefficients are the nodes the
 /// stencil of the z derivative alone uses.
-void recordZFactoring(KernelPlan &plan, int arg, const Leaf &leaf, unsigned order, NodeId value) {
+void recordZFactoring(std::vector<ZFactoredStencil> &factored, ScalarGraph &g, int arg, const Leaf &leaf,
+                      unsigned order, NodeId value) {
   if (leaf.deriv[2] == 0 || (leaf.deriv[0] == 0 && leaf.deriv[1] == 0) || leaf.offset != std::array<int8_t, 3>{0, 0, 0})
     return;
-  for (const ZFactoredStencil &known : plan.zFactored)
+  for (const ZFactoredStencil &known : factored)
     if (known.value == value)
       return;
-  ScalarGraph &g = plan.graph;
   ZFactoredStencil f;
   f.value = value;
   Leaf transverse = leaf;
@@ -723,15 +721,17 @@ void recordZFactoring(KernelPlan &plan, int arg, const Leaf &leaf, unsigned orde
   NodeId scale = g.constant(1.0);
   applyDerivativeAlong(g, terms, scale, order, 2, leaf.deriv[2]);
   for (const auto &[magnitude, members] : weightGroups(terms)) {
+    // As in weightedSum: a group of negative weights only is a sum times -magnitude.
+    const bool negativeOnly = members.first.empty();
     ZFactoredStencil::Group group;
-    group.coefficient = g.mul(g.constant(members.first.empty() ? -magnitude : magnitude), scale);
+    group.coefficient = g.mul(g.constant(negativeOnly ? -magnitude : magnitude), scale);
     for (const auto &o : members.first)
       group.positive.push_back(o[2]);
     for (const auto &o : members.second)
-      group.negative.push_back(o[2]);
+      (negativeOnly ? group.positive : group.negative).push_back(o[2]);
     f.groups.push_back(std::move(group));
   }
-  plan.zFactored.push_back(std::move(f));
+  factored.push_back(std::move(f));
 }
 
 void setCommonAttributes(KernelPlan &plan) {
@@ -1224,7 +1224,7 @@ private:
         case LeafKind::Field:
           if (l.deriv != std::array<int8_t, 3>{0, 0, 0}) {
             const NodeId value = expandDerivativeLeaf(tg, fieldArg.at(l.a), l, m_.sim.order);
-            recordZFactoring(plan, fieldArg.at(l.a), l, m_.sim.order, value);
+            recordZFactoring(plan.zFactored, tg, fieldArg.at(l.a), l, m_.sim.order, value);
             return value;
           }
           outLeaf.a = fieldArg.at(l.a);

@@ -202,12 +202,12 @@ private:
   /// The node's value as a vector: varying nodes already are; a loop-invariant scalar is
   /// broadcast once, right after its definition (before the loops).
   Value vectorOf(NodeId id) {
-    Value v = values_.at(id);
-    if (mlir::isa<mlir::VectorType>(v.getType()))
-      return v;
     const Node &n = plan_.graph.node(id);
     if (n.op == NodeOp::Const)
       return splatConst(n.value);
+    Value v = values_.at(id);
+    if (mlir::isa<mlir::VectorType>(v.getType()))
+      return v;
     auto it = broadcasts_.find(id);
     if (it != broadcasts_.end())
       return it->second;
@@ -927,10 +927,9 @@ private:
         Value sum;
         for (int by : group.positive)
           sum = sum ? arith2<mlir::arith::AddFOp>(sum, shifted(by)) : shifted(by);
-        for (int by : group.negative)
-          sum = !sum                   ? shifted(by)
-                : group.positive.empty() ? arith2<mlir::arith::AddFOp>(sum, shifted(by))
-                                         : arith2<mlir::arith::SubFOp>(sum, shifted(by));
+        for (int by : group.negative) // groups of negative weights only list them as positive
+          sum = sum ? arith2<mlir::arith::SubFOp>(sum, shifted(by))
+                    : b_.create<mlir::arith::NegFOp>(loc_, shifted(by), fastmath_).getResult();
         Value term = arith2<mlir::arith::MulFOp>(vectorOf(group.coefficient), sum);
         total = total ? arith2<mlir::arith::AddFOp>(total, term) : term;
       }

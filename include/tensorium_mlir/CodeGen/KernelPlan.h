@@ -50,9 +50,11 @@ struct KernelStore {
 /// A derivative stencil that is a z-derivative stencil applied to another stencil (a mixed
 /// derivative such as d_x d_z u, the tensor product of one-dimensional stencils):
 /// value = sum over groups of coefficient * (sum_{s in positive} T(z + s) - sum_{s in negative}
-/// T(z + s)), T the `transverse` stencil (same leaves, no z derivative), grouped as the
-/// stencils themselves group equal weights. Vector code may form `value` from T's values at
-/// the neighbouring points instead of from all of its own reads (docs/codegen.md).
+/// T(z + s)), T the `transverse` stencil (the derivative without its z part, whose reads all
+/// have z offset 0), grouped as the stencils themselves group equal weights (a group of
+/// negative weights only lists its shifts as positive, with a negative coefficient). Vector
+/// code may form `value` from T's values at the neighbouring points instead of from all of its
+/// own reads (docs/codegen.md).
 struct ZFactoredStencil {
   struct Group {
     NodeId coefficient = -1; // weight / h_z^k, loop invariant
