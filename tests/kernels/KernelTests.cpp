@@ -504,8 +504,12 @@ TEST(SpectralResidual, GridKernelMatchesPointKernel) {
 /// Right-hand sides of fixtures/gr/bssn_evolution_3d.tn from one module on a smooth, strongly
 /// varying state (every term of the equations is far from zero); the outputs start as NaN so
 /// that a write outside the interior shows.
-std::map<std::string, std::vector<double>> bssnRhs(const std::string &module, const std::string &symbol,
-                                                   const Grid &g) {
+/// Loads `module`, builds its grid storage on `g`, lets `fill` set the buffers, runs `symbol`
+/// with `params` and returns the buffers that `isOutput` names.
+std::map<std::string, std::vector<double>>
+runModule(const std::string &module, const std::string &symbol, const Grid &g, std::span<const double> params,
+          const std::function<void(tensorium_mlir::runtime::GeneratedHostStorage &)> &fill,
+          const std::function<bool(const tensorium_mlir::runtime::GeneratedHostStorage &, const std::string &)> &isOutput) {
   KernelLibrary lib(modulePath(module));
   auto get = reinterpret_cast<tensorium_get_module_tables_fn>(lib.symbol("tensorium_get_module_tables"));
   const tensorium_module_tables &t = *get();
@@ -513,48 +517,59 @@ std::map<std::string, std::vector<double>> bssnRhs(const std::string &module, co
                                                       static_cast<size_t>(t.buffer_count), t.param_names,
                                                       static_cast<size_t>(t.param_count), 3};
   tensorium_mlir::runtime::GeneratedHostStorage storage(tables, {g.n[0], g.n[1], g.n[2]});
+  fill(storage);
+  std::span<const tensorium_host_kernel_adapter> adapters(t.adapters, static_cast<size_t>(t.adapter_count));
+  storage.invoke(adapters, symbol, params, {g.h[0], g.h[1], g.h[2]});
+  std::map<std::string, std::vector<double>> out;
+  for (const auto &b : storage.buffers())
+    if (isOutput(storage, b.name)) {
+      std::span<const double> v = storage.buffer(b.name);
+      out[b.name].assign(v.begin(), v.end());
+    }
+  return out;
+}
+
+std::map<std::string, std::vector<double>> bssnRhs(const std::string &module, const std::string &symbol,
+                                                   const Grid &g) {
   const int64_t N = g.points();
+  auto isOutput = [](const tensorium_mlir::runtime::GeneratedHostStorage &storage, const std::string &name) {
+    return name[0] == 'd' && storage.hasBuffer(name.substr(1));
+  };
   auto wave = [&](int64_t p, int c, double amplitude) {
     const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
               k = static_cast<int>(p % g.n[2]);
     const double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
     return amplitude * std::sin((1 + c % 3) * x - (2 - c % 2) * y + (0.5 + 0.3 * c) * z + 0.7 * c);
   };
-  for (const auto &b : storage.buffers()) {
-    std::span<double> v = storage.buffer(b.name);
-    const bool output = b.name[0] == 'd' && storage.hasBuffer(b.name.substr(1));
-    for (int64_t p = 0; p < N; ++p)
-      for (unsigned c = 0; c < b.componentCount; ++c) {
-        const int cc = static_cast<int>(c), sym = cc / 3 <= cc % 3 ? cc : (cc % 3) * 3 + cc / 3;
-        double value = output ? std::nan("") : wave(p, sym + 3 * static_cast<int>(b.name.size()), 0.1);
-        if (!output && (b.name == "chi" || b.name == "alpha" ||
-                        (b.componentCount == 9 && b.name.rfind("gammatilde", 0) == 0 && c % 4 == 0)))
-          value += 1;
-        v[static_cast<size_t>(c * N + p)] = value;
-      }
-  }
-  // gammatildeU: the inverse of gammatilde at every point.
-  std::span<double> gd = storage.buffer("gammatilde"), gu = storage.buffer("gammatildeU");
-  for (int64_t p = 0; p < N; ++p) {
-    auto m = [&](int a, int b) { return gd[static_cast<size_t>((a * 3 + b) * N + p)]; };
-    const double det = m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) -
-                       m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0)) + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0));
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) {
-        const int a1 = (b + 1) % 3, a2 = (b + 2) % 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
-        gu[static_cast<size_t>((a * 3 + b) * N + p)] = (m(a1, b1) * m(a2, b2) - m(a1, b2) * m(a2, b1)) / det;
-      }
-  }
-  const double params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
-  std::span<const tensorium_host_kernel_adapter> adapters(t.adapters, static_cast<size_t>(t.adapter_count));
-  storage.invoke(adapters, symbol, params, {g.h[0], g.h[1], g.h[2]});
-  std::map<std::string, std::vector<double>> out;
-  for (const auto &b : storage.buffers())
-    if (b.name[0] == 'd' && storage.hasBuffer(b.name.substr(1))) {
-      std::span<const double> v = storage.buffer(b.name);
-      out[b.name].assign(v.begin(), v.end());
+  auto fill = [&](tensorium_mlir::runtime::GeneratedHostStorage &storage) {
+    for (const auto &b : storage.buffers()) {
+      std::span<double> v = storage.buffer(b.name);
+      const bool output = isOutput(storage, b.name);
+      for (int64_t p = 0; p < N; ++p)
+        for (unsigned c = 0; c < b.componentCount; ++c) {
+          const int cc = static_cast<int>(c), sym = cc / 3 <= cc % 3 ? cc : (cc % 3) * 3 + cc / 3;
+          double value = output ? std::nan("") : wave(p, sym + 3 * static_cast<int>(b.name.size()), 0.1);
+          if (!output && (b.name == "chi" || b.name == "alpha" ||
+                          (b.componentCount == 9 && b.name.rfind("gammatilde", 0) == 0 && c % 4 == 0)))
+            value += 1;
+          v[static_cast<size_t>(c * N + p)] = value;
+        }
     }
-  return out;
+    // gammatildeU: the inverse of gammatilde at every point.
+    std::span<double> gd = storage.buffer("gammatilde"), gu = storage.buffer("gammatildeU");
+    for (int64_t p = 0; p < N; ++p) {
+      auto m = [&](int a, int b) { return gd[static_cast<size_t>((a * 3 + b) * N + p)]; };
+      const double det = m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) -
+                         m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0)) + m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0));
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) {
+          const int a1 = (b + 1) % 3, a2 = (b + 2) % 3, b1 = (a + 1) % 3, b2 = (a + 2) % 3;
+          gu[static_cast<size_t>((a * 3 + b) * N + p)] = (m(a1, b1) * m(a2, b2) - m(a1, b2) * m(a2, b1)) / det;
+        }
+    }
+  };
+  const double params[5] = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, 1+log, Gamma-driver, KO sigma, advected
+  return runModule(module, symbol, g, params, fill, isOutput);
 }
 
 /// The modules `<prefix>_scalar`, `<prefix>_simd`, `<prefix>_simd_strict` and
@@ -649,38 +664,28 @@ TEST(BssnSimd, EighthOrderAgreesWithScalarPath) {
 /// interior shows.
 std::map<std::string, std::vector<double>> thirdDerivativeRhs(const std::string &module, const std::string &symbol,
                                                               const Grid &g) {
-  KernelLibrary lib(modulePath(module));
-  auto get = reinterpret_cast<tensorium_get_module_tables_fn>(lib.symbol("tensorium_get_module_tables"));
-  const tensorium_module_tables &t = *get();
-  tensorium_mlir::runtime::GeneratedHostTables tables{t.kernels, static_cast<size_t>(t.kernel_count), t.buffers,
-                                                      static_cast<size_t>(t.buffer_count), t.param_names,
-                                                      static_cast<size_t>(t.param_count), 3};
-  tensorium_mlir::runtime::GeneratedHostStorage storage(tables, {g.n[0], g.n[1], g.n[2]});
   const int64_t N = g.points();
   // The kernel writes du, dw, ds, dqu, dqw and dqs and reads u, w and s only.
-  auto isOutput = [](const std::string &name) { return name[0] == 'd'; };
-  for (const auto &b : storage.buffers()) {
-    std::span<double> v = storage.buffer(b.name);
-    const double c = static_cast<double>(b.name[0] % 7);
-    for (int i = 0; i < g.n[0]; ++i)
-      for (int j = 0; j < g.n[1]; ++j)
-        for (int k = 0; k < g.n[2]; ++k) {
-          const double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
-          for (unsigned comp = 0; comp < b.componentCount; ++comp)
-            v[static_cast<size_t>(comp * N + g.linear(i, j, k))] =
-                isOutput(b.name) ? std::nan("")
-                                 : 1 + 0.3 * std::sin((1 + c) * x - 2 * y + (0.7 + 0.2 * c) * z * z + 0.1 * comp);
-        }
-  }
-  std::span<const tensorium_host_kernel_adapter> adapters(t.adapters, static_cast<size_t>(t.adapter_count));
-  storage.invoke(adapters, symbol, {}, {g.h[0], g.h[1], g.h[2]});
-  std::map<std::string, std::vector<double>> out;
-  for (const auto &b : storage.buffers())
-    if (isOutput(b.name)) {
-      std::span<const double> v = storage.buffer(b.name);
-      out[b.name].assign(v.begin(), v.end());
+  auto isOutput = [](const tensorium_mlir::runtime::GeneratedHostStorage &, const std::string &name) {
+    return name[0] == 'd';
+  };
+  auto fill = [&](tensorium_mlir::runtime::GeneratedHostStorage &storage) {
+    for (const auto &b : storage.buffers()) {
+      std::span<double> v = storage.buffer(b.name);
+      const double c = static_cast<double>(b.name[0] % 7);
+      for (int i = 0; i < g.n[0]; ++i)
+        for (int j = 0; j < g.n[1]; ++j)
+          for (int k = 0; k < g.n[2]; ++k) {
+            const double x = g.coord(0, i), y = g.coord(1, j), z = g.coord(2, k);
+            for (unsigned comp = 0; comp < b.componentCount; ++comp)
+              v[static_cast<size_t>(comp * N + g.linear(i, j, k))] =
+                  isOutput(storage, b.name)
+                      ? std::nan("")
+                      : 1 + 0.3 * std::sin((1 + c) * x - 2 * y + (0.7 + 0.2 * c) * z * z + 0.1 * comp);
+          }
     }
-  return out;
+  };
+  return runModule(module, symbol, g, {}, fill, isOutput);
 }
 
 TEST(FactoredMixedDerivatives, ThirdDerivativesAgreeWithScalarPath) {
