@@ -821,7 +821,8 @@ private:
     };
   }
   /// The lanes of `at` shifted by `by` (-width < by < width), filled from `beside`, the vector
-  /// before `at` (by < 0) or after it; 64-bit integer vectors (one valignq).
+  /// before `at` (by < 0) or after it; 64-bit integer vectors (one valignq where they are
+  /// loads; LLVM 19 permutes computed values with vpermt2pd).
   Value laneShift(Value at, Value beside, int64_t by) {
     const int64_t w = static_cast<int64_t>(width_);
     llvm::SmallVector<int64_t> lanes;
@@ -937,8 +938,8 @@ private:
     }
   }
 
-  /// Lane shifts (stencilLoader with laneShifts): the reads of a component row at z shifts
-  /// -r..r of one vector step cover the vector at the step and the r points on either side.
+  /// Lane shifts (stencilLoader given the step's RowLines): the reads of a component row at z
+  /// shifts -r..r of one vector step cover the vector at the step and the r points on either side.
   /// Loaded as three vectors, the one before (only its last r lanes), the one at the step (its
   /// active lanes and r more) and the one after (its first r lanes, within r of the step's
   /// last active lane), every shifted read is a lane shift of two of them: in the active lanes
