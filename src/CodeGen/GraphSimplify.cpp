@@ -193,13 +193,7 @@ void mergeEquivalentNodes(KernelPlan &plan, SimplifyStats *stats) {
   std::vector<char> reached(plan.graph.size(), 0);
   for (NodeId id : plan.graph.topologicalOrder(roots))
     reached[static_cast<size_t>(id)] = 1;
-  auto computed = [&](NodeId id) { return id >= 0 && reached[static_cast<size_t>(id)]; };
-  std::erase_if(plan.zFactored, [&](const ZFactoredStencil &f) {
-    bool kept = computed(f.value) && computed(f.transverse);
-    for (const ZFactoredStencil::Group &group : f.groups)
-      kept = kept && computed(group.coefficient);
-    return !kept;
-  });
+  std::erase_if(plan.zFactored, [&](const ZFactoredStencil &f) { return !usesComputedNodesOnly(f, reached); });
   for (const ZFactoredStencil &f : plan.zFactored) {
     roots.push_back(f.value);
     roots.push_back(f.transverse);

@@ -734,6 +734,18 @@ void recordZFactoring(std::vector<ZFactoredStencil> &factored, ScalarGraph &g, i
   factored.push_back(std::move(f));
 }
 
+} // namespace
+
+bool usesComputedNodesOnly(const ZFactoredStencil &f, const std::vector<char> &computed) {
+  auto in = [&](NodeId id) { return id >= 0 && static_cast<size_t>(id) < computed.size() && computed[static_cast<size_t>(id)]; };
+  bool all = in(f.value) && in(f.transverse);
+  for (const ZFactoredStencil::Group &group : f.groups)
+    all = all && in(group.coefficient);
+  return all;
+}
+
+namespace {
+
 void setCommonAttributes(KernelPlan &plan) {
   // Scalar arguments count as read only when the computation uses them; buffers keep the flag
   // the planner gave them (a coordinate buffer may be read for its length alone).

@@ -841,15 +841,10 @@ private:
     std::vector<char> reached(g.size(), 0);
     for (NodeId id : g.topologicalOrder(storeRoots()))
       reached[static_cast<size_t>(id)] = 1;
-    auto computed = [&](NodeId id) { return id >= 0 && reached[static_cast<size_t>(id)]; };
-    for (const ZFactoredStencil &f : plan_.zFactored) {
-      bool usable = computed(f.value) && computed(f.transverse) && g.node(f.value).op != NodeOp::Const &&
-                    g.node(f.transverse).op != NodeOp::Const;
-      for (const ZFactoredStencil::Group &group : f.groups)
-        usable = usable && computed(group.coefficient);
-      if (usable)
+    for (const ZFactoredStencil &f : plan_.zFactored)
+      if (usesComputedNodesOnly(f, reached) && g.node(f.value).op != NodeOp::Const &&
+          g.node(f.transverse).op != NodeOp::Const)
         zFactored_.emplace(f.value, &f);
-    }
   }
 
   /// The value of `root` with every buffer leaf read by `load`, apart from the values of this

@@ -113,6 +113,11 @@ struct CodeGenOptions {
   size_t maxKernelOps = 150000;
 };
 
+/// Whether every node `f` names is one of `computed` (flags by node id, e.g. the nodes the
+/// kernel's stores reach): only such factorings can be used, their loop invariants being
+/// emitted before the loops.
+bool usesComputedNodesOnly(const ZFactoredStencil &f, const std::vector<char> &computed);
+
 /// Builds every kernel the module lowers to. Reports located errors for constructs a kernel
 /// family cannot express; returns an empty list when any error was reported.
 std::vector<KernelPlan> planKernels(const frontend::Module &module, const CodeGenOptions &options,
