@@ -47,7 +47,8 @@ public:
     sharesRowBody_ = wantsRowFunction(plan);
     if (options.stencilPass && sharesRowBody_) {
       stencil_ = stencilValues();
-      if (stencil_.empty() || stencil_.size() * width_ * sizeof(double) > static_cast<size_t>(kScratchBytes))
+      if (stencil_.empty() ||
+          stencil_.size() * scratchStride(width_) * sizeof(double) > static_cast<size_t>(kScratchBytes))
         stencil_.clear();
     }
     if (laneShifts_ && options.factorMixed && !stencil_.empty())
@@ -1093,7 +1094,7 @@ private:
   }
 
   Value scratchIndex(size_t slot) {
-    return b_.create<mlir::arith::AddIOp>(loc_, indexConst(static_cast<int64_t>(slot) * scratchChunk_), scratchStep_);
+    return b_.create<mlir::arith::AddIOp>(loc_, indexConst(static_cast<int64_t>(slot) * scratchStride_), scratchStep_);
   }
   Value loadScratch(size_t slot) {
     if (width_ > 1)
@@ -1120,11 +1121,15 @@ private:
     const std::vector<NodeId> &stencil = stencil_;
     // The scratch block lives on the stack of whichever thread runs the row: bounded, by
     // shortening the chunk (the constructor keeps one pass when even one step would not fit).
-    const int64_t stepBytes = static_cast<int64_t>(stencil.size() * width_ * sizeof(double));
-    scratchChunk_ = static_cast<int64_t>(width_) * std::clamp<int64_t>(kScratchBytes / stepBytes, 1, kStencilPassSteps);
+    const int64_t values = static_cast<int64_t>(stencil.size()), width = static_cast<int64_t>(width_);
+    int64_t steps = kStencilPassSteps;
+    while (steps > 1 && values * scratchStride(width * steps) * static_cast<int64_t>(sizeof(double)) > kScratchBytes)
+      --steps;
+    scratchChunk_ = width * steps;
+    scratchStride_ = scratchStride(scratchChunk_);
     for (size_t r = 0; r < stencil.size(); ++r)
       scratchSlot_[stencil[r]] = r;
-    auto type = mlir::MemRefType::get({static_cast<int64_t>(stencil.size()) * scratchChunk_}, b_.getF64Type());
+    auto type = mlir::MemRefType::get({values * scratchStride_}, b_.getF64Type());
     scratch_ = b_.create<mlir::memref::AllocaOp>(loc_, type, b_.getI64IntegerAttr(64));
     Value chunk = indexConst(scratchChunk_);
     auto chunkLoop = b_.create<mlir::scf::ForOp>(loc_, stepsFrom, kEnd, chunk);
@@ -1248,6 +1253,11 @@ public:
   static constexpr int64_t kStencilPassSteps = 16;
   /// Largest scratch block of a two-pass row (stack of the thread that runs it).
   static constexpr int64_t kScratchBytes = 256 * 1024;
+  /// Doubles from one value's chunk to the next in the scratch block: the chunk rounded up to
+  /// an odd number of 64-byte lines. The second pass reads every value of one step, one stride
+  /// apart; at an even number of lines (16 steps of 8 points are 1 KiB) those reads would share
+  /// a few sets of the L1 cache (4 of 64 at 1 KiB) and evict each other and the spill slots.
+  static int64_t scratchStride(int64_t chunk) { return ((chunk + 7) / 8 | 1) * 8; }
   /// The z extent of a tile that does not split rows of up to 4096 interior points (the
   /// largest explicit tile size), and the rows of a two-pass kernel's tile.
   static constexpr int64_t kMaxTileZ = 4096, kTwoPassTileRows = 4;
@@ -1370,10 +1380,10 @@ private:
   std::vector<char> varies_;
   std::unordered_map<NodeId, Value> values_, broadcasts_;
   std::vector<uint32_t> need_;
-  // Two-pass rows: the chunk length in points, the scratch block, the slot of each first-pass
-  // value, and the current step's offset in the chunk.
+  // Two-pass rows: the chunk length in points and its stride in the scratch block, the block, the slot
+  // of each first-pass value, and the current step's offset in the chunk.
   std::vector<NodeId> stencil_; // first-pass values of a two-pass row function (none: one pass)
-  int64_t scratchChunk_ = 0;
+  int64_t scratchChunk_ = 0, scratchStride_ = 0;
   Value scratch_, scratchStep_;
   std::unordered_map<NodeId, size_t> scratchSlot_;
   std::vector<std::pair<int, int>> stencilSource_; // (argument, component) of each stencil value
