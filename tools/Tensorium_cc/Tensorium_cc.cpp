@@ -60,7 +60,7 @@ constexpr const char *kUsage =
     "                       in (y, z); auto (default) sizes them so that the x-planes a tile\n"
     "                       reads fit in 1 MiB; off: plain i, j, k loops\n"
     "  --prefetch=<on|off>  on (default): stencil kernels prefetch the x-plane they reach next;\n"
-    "                       large ones also prefetch the next row of their outputs for writing\n"
+    "                       large ones also prefetch their outputs' next line for writing\n"
     "  --stencil-pass=<auto|on|off>  kernels large enough for a shared row function compute\n"
     "                       each chunk of a row in two passes: every field component's stencil\n"
     "                       values (derivatives, dissipation) into a scratch block, then the\n"
