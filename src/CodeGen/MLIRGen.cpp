@@ -738,11 +738,12 @@ private:
       delta(s.component, {0, 0, 0});
     // Large kernels store dozens of output components per point. A store to a line that is
     // not cached waits for the line to be read first, and with that many streams the store
-    // buffer fills; each output's next line along z is fetched for writing instead, while the
-    // step computes (BSSN at 64^3: 1.04-1.07x with SIMD steps, 1.21-1.23x on the scalar path).
-    // The same step of the next row, prefetched before, was too early for SIMD steps: a row is
-    // 8 steps of about 5,000 cycles at 64^3, 16 at 128^3, and the lines left L1 again before
-    // their stores (the next line instead: 1.04x at 64^3, 1.20x at 128^3; scalar 1.03x).
+    // buffer fills; each output's next line along z is fetched for writing while the step
+    // computes. The same step of the next row, prefetched before (BSSN at 64^3 against none:
+    // 1.04-1.07x with SIMD steps, 1.21-1.23x on the scalar path), was too early for SIMD
+    // steps: a row is 8 steps of about 5,000 cycles at 64^3, 16 at 128^3, and the lines left
+    // L1 again before their stores (the next line against it: 1.04x at 64^3, 1.20x at 128^3;
+    // scalar path 1.03x).
     a.prefetchOutputs = prefetch_ && sharesRowBody_;
     // Software prefetch of the x-plane that enters the stencils at the next i: the kernels
     // read dozens of components at several planes and rows each, more streams than hardware
@@ -1383,8 +1384,8 @@ private:
   std::vector<char> varies_;
   std::unordered_map<NodeId, Value> values_, broadcasts_;
   std::vector<uint32_t> need_;
-  // Two-pass rows: the chunk length in points and its stride in the scratch block, the block, the slot
-  // of each first-pass value, and the current step's offset in the chunk.
+  // Two-pass rows: the chunk length in points and its stride in the scratch block, the block,
+  // the slot of each first-pass value, and the current step's offset in the chunk.
   std::vector<NodeId> stencil_; // first-pass values of a two-pass row function (none: one pass)
   int64_t scratchChunk_ = 0, scratchStride_ = 0;
   Value scratch_, scratchStep_;
