@@ -1117,7 +1117,8 @@ private:
       it = varies_[static_cast<size_t>(it->first)] ? values_.erase(it) : std::next(it);
   }
 
-  /// A row in chunks of `rowPassSteps_` vector steps, each in two passes: the stencil values
+  /// A row in chunks of up to `kStencilPassSteps` vector steps (fewer where the scratch block
+  /// would exceed `kScratchBytes`), each in two passes: the stencil values
   /// of every step into a scratch block, then the equations reading them back. Each pass keeps
   /// far fewer values live than the single body, and only the first one streams the stencils.
   void emitTwoPassRow(const Addressing &a, const std::map<int, Value> &readFrom, Value i, Value j, Value stepsFrom,
