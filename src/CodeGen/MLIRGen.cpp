@@ -47,8 +47,7 @@ public:
     sharesRowBody_ = wantsRowFunction(plan);
     if (options.stencilPass && sharesRowBody_) {
       stencil_ = stencilValues();
-      if (stencil_.empty() ||
-          stencil_.size() * scratchStride(width_) * sizeof(double) > static_cast<size_t>(kScratchBytes))
+      if (stencil_.empty() || scratchSteps(stencil_.size()) == 0)
         stencil_.clear();
     }
     if (laneShifts_ && options.factorMixed && !stencil_.empty())
@@ -1126,17 +1125,13 @@ private:
     const std::vector<NodeId> &stencil = stencil_;
     // The scratch block lives on the stack of whichever thread runs the row: bounded, by
     // shortening the chunk (the constructor keeps one pass when even one step would not fit).
-    const int64_t values = static_cast<int64_t>(stencil.size()), width = static_cast<int64_t>(width_);
-    int64_t steps = kStencilPassSteps;
-    while (steps > 1 && values * scratchStride(width * steps) * static_cast<int64_t>(sizeof(double)) > kScratchBytes)
-      --steps;
-    scratchChunk_ = width * steps;
-    scratchStride_ = scratchStride(scratchChunk_);
+    const int64_t chunkPoints = static_cast<int64_t>(width_) * scratchSteps(stencil.size());
+    scratchStride_ = scratchStride(chunkPoints);
     for (size_t r = 0; r < stencil.size(); ++r)
       scratchSlot_[stencil[r]] = r;
-    auto type = mlir::MemRefType::get({values * scratchStride_}, b_.getF64Type());
+    auto type = mlir::MemRefType::get({static_cast<int64_t>(stencil.size()) * scratchStride_}, b_.getF64Type());
     scratch_ = b_.create<mlir::memref::AllocaOp>(loc_, type, b_.getI64IntegerAttr(64));
-    Value chunk = indexConst(scratchChunk_);
+    Value chunk = indexConst(chunkPoints);
     auto chunkLoop = b_.create<mlir::scf::ForOp>(loc_, stepsFrom, kEnd, chunk);
     b_.setInsertionPoint(chunkLoop.getBody()->getTerminator());
     Value kc = chunkLoop.getInductionVar();
@@ -1263,6 +1258,16 @@ public:
   /// apart; at an even number of lines (16 steps of 8 points are 1 KiB) those reads would share
   /// a few sets of the L1 cache (4 of 64 at 1 KiB) and evict each other and the spill slots.
   static int64_t scratchStride(int64_t chunk) { return ((chunk + 7) / 8 | 1) * 8; }
+  /// Vector steps per chunk of a two-pass row with `values` stencil values: as many as fit
+  /// the scratch block, at most `kStencilPassSteps`; 0 when not even one step fits.
+  int64_t scratchSteps(size_t values) const {
+    for (int64_t steps = kStencilPassSteps; steps > 0; --steps)
+      if (static_cast<int64_t>(values) * scratchStride(static_cast<int64_t>(width_) * steps) *
+              static_cast<int64_t>(sizeof(double)) <=
+          kScratchBytes)
+        return steps;
+    return 0;
+  }
   /// The z extent of a tile that does not split rows of up to 4096 interior points (the
   /// largest explicit tile size), and the rows of a two-pass kernel's tile.
   static constexpr int64_t kMaxTileZ = 4096, kTwoPassTileRows = 4;
@@ -1385,10 +1390,10 @@ private:
   std::vector<char> varies_;
   std::unordered_map<NodeId, Value> values_, broadcasts_;
   std::vector<uint32_t> need_;
-  // Two-pass rows: the chunk length in points and its stride in the scratch block, the block,
-  // the slot of each first-pass value, and the current step's offset in the chunk.
+  // Two-pass rows: the stride of the values' chunks in the scratch block, the block, the slot
+  // of each first-pass value, and the current step's offset in the chunk.
   std::vector<NodeId> stencil_; // first-pass values of a two-pass row function (none: one pass)
-  int64_t scratchChunk_ = 0, scratchStride_ = 0;
+  int64_t scratchStride_ = 0;
   Value scratch_, scratchStep_;
   std::unordered_map<NodeId, size_t> scratchSlot_;
   std::vector<std::pair<int, int>> stencilSource_; // (argument, component) of each stencil value
