@@ -185,10 +185,23 @@ struct KernelModule {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i)
-    sizes.push_back(std::atoi(argv[i]));
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    char *end = nullptr;
+    const long n = std::strtol(argv[i], &end, 10);
+    // At least one interior point inside the 4th-order stencil's 3 ghost points on each side;
+    // at most what 24 GiB holds (two storages, huge and 4 KiB pages, of about 550 bytes per point).
+    if (arg == "--help" || arg == "-h" || end == argv[i] || *end != '\0' || n < 7 || n > 256) {
+      if (arg != "--help" && arg != "-h")
+        std::fprintf(stderr, "TensoriumBssnBenchmark: error: grid size must be an integer from 7 to 256, got '%s'\n",
+                     argv[i]);
+      std::fputs("usage: TensoriumBssnBenchmark [n ...]   (grid points per axis; default: 64 128)\n", stderr);
+      return arg == "--help" || arg == "-h" ? 0 : 2;
+    }
+    sizes.push_back(static_cast<int>(n));
+  }
   if (sizes.empty())
     sizes = {64, 128};
 
@@ -400,4 +413,13 @@ int main(int argc, char **argv) {
     }
   }
   return 0;
+}
+
+int main(int argc, char **argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "TensoriumBssnBenchmark: error: %s\n", e.what());
+    return 1;
+  }
 }

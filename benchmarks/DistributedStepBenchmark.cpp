@@ -22,11 +22,35 @@ int main(int argc, char **argv) {
   PetscSession session(&argc, &argv);
   long n = 64, steps = 2;
   std::string module = std::string(TENSORIUM_BENCH_VERIFY_DIR) + "/libverify_bssn_o4.so";
-  for (int a = 1; a + 1 < argc; a += 2) {
+  const char *usage = "usage: TensoriumDistributedStepBenchmark [--grid N] [--steps S] [--module LIB.so]\n";
+  // A whole positive integer or nothing: atol would turn "abc" into 0 and "64x" into 64.
+  auto count = [](const char *text, long &out) {
+    char *end = nullptr;
+    const long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || v <= 0)
+      return false;
+    out = v;
+    return true;
+  };
+  for (int a = 1; a < argc; a += 2) {
     const std::string key = argv[a];
-    if (key == "--grid") n = std::atol(argv[a + 1]);
-    else if (key == "--steps") steps = std::atol(argv[a + 1]);
-    else if (key == "--module") module = argv[a + 1];
+    const bool known = key == "--grid" || key == "--steps" || key == "--module";
+    const bool valued = a + 1 < argc;
+    bool ok = known && valued;
+    if (ok && key == "--grid") ok = count(argv[a + 1], n);
+    else if (ok && key == "--steps") ok = count(argv[a + 1], steps);
+    else if (ok) module = argv[a + 1];
+    if (!ok) {
+      if (session.rank() == 0) {
+        if (key != "--help" && key != "-h")
+          std::fprintf(stderr, "DistributedStepBenchmark: error: %s\n",
+                       !known ? ("unknown option '" + key + "'").c_str()
+                       : !valued ? ("option '" + key + "' needs a value").c_str()
+                                 : ("option '" + key + "' needs a positive integer, got '" + argv[a + 1] + "'").c_str());
+        std::fputs(usage, stderr);
+      }
+      return key == "--help" || key == "-h" ? 0 : 2;
+    }
   }
   try {
     runtime::KernelModule m(module);
