@@ -73,6 +73,7 @@ expect_error "compiling .*assign_to_param.tn failed" mpi 2 "$evolve" "${base[@]}
 expect_error "takes 1 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
 expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
 expect_error "expects a finite number" "$evolve" --b nan
+expect_error "unexpected argument '.*bssn_evolution_3d.tn'" "$evolve" "$fixtures/gr/bssn_evolution_3d.tn" --grid 12
 expect_error "npoints expects an integer" "$evolve" --npoints -1e300,4,4
 expect_error "without empty items" "$evolve" "${exact[@]}" --initial-params 1,
 expect_error "two-puncture solve at --npoints 1000,1000,1000 needs an estimated" \
