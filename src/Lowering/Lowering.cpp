@@ -73,24 +73,6 @@ void inlineAllocaScopes(mlir::ModuleOp module) {
   }
 }
 
-/// Worksharing loops whose iterations call a kernel's shared row function (`__tensorium_<family>_row`)
-/// run over tiles of whole rows, or single rows without blocking: few, heavy iterations (BSSN
-/// at 64^3: 15 tiles of up to 4 rows), which the static schedule splits unevenly (8 tiles
-/// against 7 on two threads, about 1.81x at most). Such loops hand out their iterations one at
-/// a time instead; every point is still computed once, by the same code. Loops without a row
-/// function (each iteration a point or a vector step) keep the static schedule.
-void scheduleRowTilesDynamically(mlir::ModuleOp module) {
-  module.walk([](mlir::omp::WsloopOp loop) {
-    bool callsRow = false;
-    loop.walk([&](mlir::func::CallOp call) {
-      llvm::StringRef callee = call.getCallee();
-      callsRow |= isRowFunctionName(std::string_view(callee.data(), callee.size()));
-    });
-    if (callsRow)
-      loop.setScheduleVal(mlir::omp::ClauseScheduleKind::Dynamic);
-  });
-}
-
 bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
   // No canonicalisation or CSE here: the emitter's graph is already hash-consed and folded, and
   // those passes cost time superlinear in the size of a kernel body; LLVM cleans up the rest.
@@ -102,7 +84,6 @@ bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
     return false;
   }
   inlineAllocaScopes(module);
-  scheduleRowTilesDynamically(module);
   mlir::PassManager pm(module.getContext());
   pm.addPass(mlir::createConvertSCFToCFPass());
   pm.addPass(mlir::createConvertVectorToLLVMPass());
