@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <set>
@@ -643,6 +644,47 @@ TEST(BssnSimd, AgreesWithScalarPathPerFieldAndWritesOnlyTheInterior) {
                        Grid{{10, 11, 9}, {0.12, 0.1, 0.08}, {0.2, -0.4, 0.3}},
                        Grid{{8, 9, 143}, {0.1, 0.12, 0.09}, {0.1, 0.3, -0.7}}},
                       3, {"bssn_simd_strict_tiled"}, {"bssn_simd_tiled"}); // Kreiss-Oliger at 4th order
+}
+
+extern "C" {
+void omp_set_num_threads(int);
+int omp_get_max_threads(void);
+}
+
+TEST(BssnSimd, ParallelRowTilesCoverEveryRowForAnyTeamSize) {
+  // The parallel variant splits the rows over the OpenMP team it will get: 11 interior rows
+  // here, shares of 11, 6 + 5, 4 + 4 + 3, ..., and more threads than rows (empty tiles). For
+  // every team size it computes what the scf variant of the same module computes, bitwise, at
+  // every interior point and nowhere else (outputs start as NaN).
+  const Grid g{{10, 17, 12}, {0.11, 0.09, 0.1}, {-0.3, 0.2, 0.1}};
+  const int r = 3;
+  const int previous = omp_get_max_threads();
+  for (const char *module : {"bssn_simd", "bssn_scalar"}) {
+    const auto reference = bssnRhs(module, "tensorium_rhs_grid_scf", g);
+    for (int team : {1, 2, 3, 4, 7, 16}) {
+      omp_set_num_threads(team);
+      const auto result = bssnRhs(module, "tensorium_rhs_grid_parallel", g);
+      for (const auto &[name, expected] : reference) {
+        const std::vector<double> &got = result.at(name);
+        size_t written = 0;
+        for (size_t q = 0; q < expected.size(); ++q) {
+          const int64_t p = static_cast<int64_t>(q % static_cast<size_t>(g.points()));
+          const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
+                    k = static_cast<int>(p % g.n[2]);
+          const bool inside = i >= r && i < g.n[0] - r && j >= r && j < g.n[1] - r && k >= r && k < g.n[2] - r;
+          if (!inside) {
+            ASSERT_TRUE(std::isnan(got[q])) << module << " team " << team << " wrote " << name << " outside the interior";
+            continue;
+          }
+          ASSERT_EQ(std::memcmp(&got[q], &expected[q], sizeof(double)), 0)
+              << module << " team " << team << " " << name << " at (" << i << ", " << j << ", " << k << ")";
+          ++written;
+        }
+        EXPECT_GT(written, 0u);
+      }
+    }
+  }
+  omp_set_num_threads(previous);
 }
 
 TEST(BssnSimd, EighthOrderAgreesWithScalarPath) {
