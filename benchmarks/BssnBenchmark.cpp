@@ -349,7 +349,9 @@ static int run(int argc, char **argv) {
     // the run before it, and in a fixed cycle a configuration always follows the same one (the
     // 30 ms SIMD run at 64^3, first in the cycle after the 4 KiB-page storage's run: 6.0 M
     // points/s; with the scalar runs moved before it: 6.2 M).
-    const int rounds = n >= 128 ? 5 : 9;
+    // Best of 15 at 64^3 (9 left the 2-thread speed-up of one run at 1.75x against 1.89-1.94x
+    // in others on a shared host), 7 at 128^3 and above.
+    const int rounds = n >= 128 ? 7 : 15;
     std::vector<std::vector<double>> times(runs.size());
     for (const Run &r : runs) // warm-up
       invoke(r);
