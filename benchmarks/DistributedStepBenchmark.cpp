@@ -22,7 +22,8 @@ int main(int argc, char **argv) {
   PetscSession session(&argc, &argv);
   long n = 64, steps = 2;
   std::string module = std::string(TENSORIUM_BENCH_VERIFY_DIR) + "/libverify_bssn_o4.so";
-  const char *usage = "usage: TensoriumDistributedStepBenchmark [--grid N] [--steps S] [--module LIB.so]\n";
+  const char *usage = "usage: TensoriumDistributedStepBenchmark [--grid N] [--steps S] [--module LIB.so] "
+                      "[PETSc options]\n";
   // A whole positive integer or nothing: atol would turn "abc" into 0 and "64x" into 64.
   auto count = [](const char *text, long &out) {
     char *end = nullptr;
@@ -34,6 +35,13 @@ int main(int argc, char **argv) {
   };
   for (int a = 1; a < argc; a += 2) {
     const std::string key = argv[a];
+    if (key.size() > 1 && key[0] == '-' && key[1] != '-' && key != "-h") {
+      // PETSc's own options (single dash), with their value if one follows.
+      if (a + 1 >= argc || argv[a + 1][0] != '-')
+        continue; // the loop's step skips the value
+      --a;        // no value: the next word is an option again
+      continue;
+    }
     const bool known = key == "--grid" || key == "--steps" || key == "--module";
     const bool valued = a + 1 < argc;
     bool ok = known && valued;

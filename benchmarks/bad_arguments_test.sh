@@ -24,4 +24,5 @@ expect 2 "error: option '--grid' needs a positive integer, got 'abc'" "$step" --
 expect 2 "error: option '--steps' needs a value" "$step" --steps
 expect 2 "error: unknown option '--grids'" "$step" --grids 64
 expect 0 "usage: TensoriumDistributedStepBenchmark" "$step" --help
+expect 2 "error: unknown option '--grids'" "$step" -options_left no --grids 64
 echo "failures: $failures"

@@ -615,18 +615,16 @@ private:
     return outer;
   }
 
-  /// The parallel variant's loop over row tiles (kernels with a row function): few, heavy
-  /// iterations of equal cost per row (BSSN at 64^3: 58 rows in 15 tiles of up to 4, which
-  /// two threads split 8 against 7, at most 58/30 = 1.93x). Instead every thread of the team
-  /// gets the same number K of tiles and over them a share of the rows as even as rows allow
-  /// (29 and 29): of R = s P + m rows, the first m threads get s + 1. The tiles go round by
-  /// round: round r holds every thread's r-th tile, side by side in y, so that the threads
-  /// sweep neighbouring rows at the same time and the rows between their tiles come from
-  /// memory once for both (BSSN at 64^3 on two threads 1.91-1.94x against 1.81-1.83x with each
-  /// thread's rows in one block). Tile t is thread t / K's tile t % K under the static
-  /// schedule (contiguous blocks of K iterations); any other assignment still computes every
-  /// row once. Sets the tile's first and end (exclusive) row and its z origin; one operation
-  /// per statement, so that the emitted order does not depend on the C++ compiler's order of
+  /// The parallel variant's loop over row tiles (kernels with a row function). The tiles are
+  /// few and heavy (58 rows at 64^3), so fixed tiles leave one thread more rows than another;
+  /// instead every thread of the team gets K tiles of at most ty rows and a share of the rows
+  /// as even as rows allow (of R = s P + m rows, the first m threads get s + 1). The tiles go
+  /// round by round, round r holding every thread's r-th tile side by side in y, so that the
+  /// threads sweep neighbouring rows together and the rows between their tiles come from
+  /// memory once for both (measurements in docs/codegen.md). Tile t is thread t / K's tile
+  /// t % K under the static schedule; any other assignment still computes every row once.
+  /// Sets the tile's first and end (exclusive) row and its z origin. One operation per
+  /// statement, so that the emitted order does not depend on the C++ compiler's order of
   /// evaluating arguments.
   mlir::Operation *emitTeamRowTiles(Value upperY, Value upperZ, int64_t ty, int64_t tz, Value &jb, Value &jEnd, Value &kb) {
     auto mul = [&](Value x, Value y) { return b_.create<mlir::arith::MulIOp>(loc_, x, y).getResult(); };
@@ -1567,11 +1565,6 @@ std::string rowFunctionName(KernelFamily family) {
   if (stem.empty())
     return {};
   return std::string(kRowFunctionPrefix) + std::string(stem) + std::string(kRowFunctionSuffix);
-}
-
-bool isRowFunctionName(std::string_view symbol) {
-  return symbol.size() > kRowFunctionPrefix.size() + kRowFunctionSuffix.size() &&
-         symbol.starts_with(kRowFunctionPrefix) && symbol.ends_with(kRowFunctionSuffix);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,

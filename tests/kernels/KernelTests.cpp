@@ -658,7 +658,11 @@ TEST(BssnSimd, ParallelRowTilesCoverEveryRowForAnyTeamSize) {
   // every interior point and nowhere else (outputs start as NaN).
   const Grid g{{10, 17, 12}, {0.11, 0.09, 0.1}, {-0.3, 0.2, 0.1}};
   const int r = 3;
-  const int previous = omp_get_max_threads();
+  // The team size is restored however the test ends (a failed ASSERT returns early).
+  struct RestoreTeam {
+    int size = omp_get_max_threads();
+    ~RestoreTeam() { omp_set_num_threads(size); }
+  } restore;
   for (const char *module : {"bssn_simd", "bssn_scalar"}) {
     const auto reference = bssnRhs(module, "tensorium_rhs_grid_scf", g);
     for (int team : {1, 2, 3, 4, 7, 16}) {
@@ -684,7 +688,6 @@ TEST(BssnSimd, ParallelRowTilesCoverEveryRowForAnyTeamSize) {
       }
     }
   }
-  omp_set_num_threads(previous);
 }
 
 TEST(BssnSimd, EighthOrderAgreesWithScalarPath) {

@@ -78,16 +78,19 @@ Options parse(int argc, char **argv) {
   o.punctures.b = 1.5;
   o.solver.nA = o.solver.nB = 24;
   o.solver.nPhi = 12;
+  bool afterPetscOption = false; // the previous word was a PETSc option (single dash)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0) {
       // PETSc options (single dash) are PETSc's, and so is a word after one (its value);
       // any other word is a mistake, such as a fixture given without --fixture.
-      const bool petscValue = i > 1 && argv[i - 1][0] == '-' && std::string(argv[i - 1]).rfind("--", 0) != 0;
-      if (arg.empty() || (arg[0] != '-' && !petscValue))
+      const bool petscOption = !arg.empty() && arg[0] == '-';
+      if (!petscOption && !afterPetscOption)
         throw UsageError("unexpected argument '" + arg + "' (options start with --)");
+      afterPetscOption = petscOption;
       continue;
     }
+    afterPetscOption = false;
     if (i + 1 >= argc)
       throw UsageError("option '" + arg + "' needs a value");
     const std::string v = argv[++i];

@@ -47,10 +47,8 @@ struct EmitOptions {
 };
 
 /// The private function that computes one row of a large stencil kernel, shared by the kernel
-/// family's variants (`__tensorium_<family>_row`; docs/codegen.md). The lowering recognises the
-/// loops that call it by this name.
+/// family's variants (`__tensorium_<family>_row`; docs/codegen.md).
 std::string rowFunctionName(KernelFamily family);
-bool isRowFunctionName(std::string_view symbol);
 
 /// Emits every kernel plus the module attributes (ABI version, simulation metadata, field
 /// table) that host descriptors are built from.
