@@ -573,6 +573,15 @@ std::map<std::string, std::vector<double>> bssnRhs(const std::string &module, co
   return runModule(module, symbol, g, params, fill, isOutput);
 }
 
+/// Whether value `q` of a buffer on `g` (components one after another) lies at least `r`
+/// points inside the grid along every axis.
+bool insideInterior(const Grid &g, size_t q, int r) {
+  const int64_t p = static_cast<int64_t>(q % static_cast<size_t>(g.points()));
+  const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
+            k = static_cast<int>(p % g.n[2]);
+  return i >= r && i < g.n[0] - r && j >= r && j < g.n[1] - r && k >= r && k < g.n[2] - r;
+}
+
 /// The modules `<prefix>_scalar`, `<prefix>_simd`, `<prefix>_simd_strict` and
 /// `<prefix>_simd_factored` on `grids`: every variant of each SIMD module within 1e-12 of the
 /// scalar path's largest value per field, the strict one bitwise equal, and none writing
@@ -599,11 +608,7 @@ void expectBssnAgreement(const std::string &prefix, std::initializer_list<Grid> 
           double scale = 0, worst = 0;
           size_t interior = 0;
           for (size_t q = 0; q < expected.size(); ++q) {
-            const int64_t p = static_cast<int64_t>(q % static_cast<size_t>(g.points()));
-            const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
-                      k = static_cast<int>(p % g.n[2]);
-            const bool inside = i >= r && i < g.n[0] - r && j >= r && j < g.n[1] - r && k >= r && k < g.n[2] - r;
-            if (!inside) {
+            if (!insideInterior(g, q, r)) {
               ASSERT_TRUE(std::isnan(got[q])) << module << " " << symbol << " wrote " << name << " outside the interior";
               continue;
             }
@@ -672,16 +677,12 @@ TEST(BssnSimd, ParallelRowTilesCoverEveryRowForAnyTeamSize) {
         const std::vector<double> &got = result.at(name);
         size_t written = 0;
         for (size_t q = 0; q < expected.size(); ++q) {
-          const int64_t p = static_cast<int64_t>(q % static_cast<size_t>(g.points()));
-          const int i = static_cast<int>(p / (int64_t(g.n[1]) * g.n[2])), j = static_cast<int>(p / g.n[2] % g.n[1]),
-                    k = static_cast<int>(p % g.n[2]);
-          const bool inside = i >= r && i < g.n[0] - r && j >= r && j < g.n[1] - r && k >= r && k < g.n[2] - r;
-          if (!inside) {
+          if (!insideInterior(g, q, r)) {
             ASSERT_TRUE(std::isnan(got[q])) << module << " team " << team << " wrote " << name << " outside the interior";
             continue;
           }
           ASSERT_EQ(std::memcmp(&got[q], &expected[q], sizeof(double)), 0)
-              << module << " team " << team << " " << name << " at (" << i << ", " << j << ", " << k << ")";
+              << module << " team " << team << " " << name << " at value " << q;
           ++written;
         }
         EXPECT_GT(written, 0u);
