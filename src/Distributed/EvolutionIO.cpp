@@ -2,7 +2,12 @@
 
 #include <petscviewerhdf5.h>
 
+#include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <exception>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -19,19 +24,65 @@ std::string exact(double v) {
   return buffer;
 }
 
+/// Closes an HDF5 file whose write failed (as on a full disk). HDF5 cannot close such a file
+/// while its final flush has no space, and a failed close leaves it in a state that crashes
+/// HDF5 later, at the latest inside MPI_Finalize. The file is incomplete anyway: it is emptied
+/// first, which frees the space the flush needs, then closed with every object the failed
+/// write left open (the parallel file driver closes only a file without open objects).
+/// Collective.
+void abandonFile(MPI_Comm comm, const std::string &path, PetscViewer &viewer) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0 && truncate(path.c_str(), 0) != 0)
+    std::perror(path.c_str());
+  MPI_Barrier(comm);
+  if (PetscViewerDestroy(&viewer) == 0)
+    return;
+  const ssize_t count = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  std::vector<hid_t> files(static_cast<size_t>(std::max<ssize_t>(count, 0)));
+  const ssize_t found = files.empty() ? 0 : H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, files.size(), files.data());
+  for (ssize_t f = 0; f < found; ++f) {
+    const hid_t file = files[static_cast<size_t>(f)];
+    char name[4096] = "";
+    if (H5Fget_name(file, name, sizeof name) < 0 || path != name)
+      continue;
+    const unsigned kinds = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
+    std::vector<hid_t> open(static_cast<size_t>(std::max<ssize_t>(H5Fget_obj_count(file, kinds), 0)));
+    const ssize_t listed = open.empty() ? 0 : H5Fget_obj_ids(file, kinds, open.size(), open.data());
+    for (ssize_t o = 0; o < listed; ++o) {
+      const hid_t id = open[static_cast<size_t>(o)];
+      if (H5Iget_type(id) == H5I_ATTR)
+        H5Aclose(id);
+      else
+        H5Oclose(id);
+    }
+    if (H5Fclose(file) < 0 && rank == 0)
+      std::fprintf(stderr, "warning: HDF5 could not close '%s' after a failed write\n", path.c_str());
+  }
+}
+
+/// An HDF5 file open through PETSc's viewer for one scope; when the scope ends by an exception
+/// (a failed write), the file is abandoned as above.
 class Viewer {
 public:
-  Viewer(MPI_Comm comm, const std::string &path, PetscFileMode mode) {
+  Viewer(MPI_Comm comm, const std::string &path, PetscFileMode mode) : comm_(comm), path_(path) {
     checkPetsc(PetscViewerHDF5Open(comm, path.c_str(), mode, &viewer_), ("opening HDF5 file " + path).c_str());
   }
   ~Viewer() {
-    if (viewer_)
+    if (!viewer_)
+      return;
+    if (std::uncaught_exceptions() > exceptionsAtOpen_)
+      abandonFile(comm_, path_, viewer_);
+    else
       PetscViewerDestroy(&viewer_);
   }
   operator PetscViewer() const { return viewer_; }
 
 private:
+  MPI_Comm comm_;
+  std::string path_;
   PetscViewer viewer_ = nullptr;
+  int exceptionsAtOpen_ = std::uncaught_exceptions();
 };
 
 void writeString(PetscViewer v, const char *parent, const char *name, const std::string &value) {
@@ -48,6 +99,57 @@ std::string readString(PetscViewer v, const char *parent, const char *name) {
   std::string out = text ? text : "";
   PetscFree(text);
   return out;
+}
+
+/// A 64-bit mix (the finaliser of splitmix64): every input bit affects every output bit.
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t textHash(const std::string &text) {
+  uint64_t h = mix(text.size());
+  for (unsigned char c : text)
+    h = mix(h ^ c);
+  return h;
+}
+
+/// Checksum of a checkpoint: the state as a sum over its values of a hash of (global natural
+/// index, bits), so that it is the same for every domain decomposition (the sum wraps modulo
+/// 2^64), plus a hash of the attributes written with it. One flipped bit anywhere changes it.
+std::string checkpointChecksum(const DistributedEvolution &e, Vec state, const std::string &attributes) {
+  const DistributedGrid &g = e.grid();
+  const Box &owned = g.owned();
+  const GridSpec &spec = g.spec();
+  const int dof = g.dof();
+  const PetscScalar *values = nullptr;
+  checkPetsc(VecGetArrayRead(state, &values), "VecGetArrayRead");
+  uint64_t local = 0;
+  size_t at = 0;
+  for (int64_t k = owned.begin[2]; k < owned.begin[2] + owned.extent[2]; ++k)
+    for (int64_t j = owned.begin[1]; j < owned.begin[1] + owned.extent[1]; ++j)
+      for (int64_t i = owned.begin[0]; i < owned.begin[0] + owned.extent[0]; ++i)
+        for (int c = 0; c < dof; ++c, ++at) {
+          const uint64_t index = static_cast<uint64_t>(((k * spec.points[1] + j) * spec.points[0] + i) * dof + c);
+          uint64_t bits;
+          std::memcpy(&bits, &values[at], sizeof bits);
+          local += mix(mix(index) ^ bits);
+        }
+  checkPetsc(VecRestoreArrayRead(state, &values), "VecRestoreArrayRead");
+  uint64_t total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, g.comm());
+  char text[40];
+  std::snprintf(text, sizeof text, "%016" PRIx64, mix(total ^ textHash(attributes)));
+  return text;
+}
+
+/// The attributes a checkpoint's checksum covers, in one string.
+std::string checkpointAttributes(const std::string &layout, const std::string &time, const std::string &step,
+                                 const std::string &extras) {
+  return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
 }
 
 /// 0 readable HDF5, 1 unreadable, 2 not HDF5: rank 0 looks, every rank gets the answer.
@@ -190,13 +292,16 @@ void writeCheckpoint(const DistributedEvolution &e, const std::string &path, con
     Viewer v(e.grid().comm(), tmp, FILE_MODE_WRITE);
     checkPetsc(PetscViewerHDF5PushGroup(v, "/checkpoint"), "PetscViewerHDF5PushGroup");
     checkPetsc(VecView(e.state(), v), "writing a checkpoint");
-    writeString(v, "/checkpoint", "layout", evolutionLayout(e));
-    writeString(v, "/checkpoint", "time", exact(e.time()));
-    writeString(v, "/checkpoint", "step", std::to_string(e.stepNumber()));
     std::ostringstream s;
     for (double x : extras.values)
       s << exact(x) << " ";
+    const std::string layout = evolutionLayout(e), time = exact(e.time()), step = std::to_string(e.stepNumber());
+    writeString(v, "/checkpoint", "layout", layout);
+    writeString(v, "/checkpoint", "time", time);
+    writeString(v, "/checkpoint", "step", step);
     writeString(v, "/checkpoint", "extras", s.str());
+    writeString(v, "/checkpoint", "checksum",
+                checkpointChecksum(e, e.state(), checkpointAttributes(layout, time, step, s.str())));
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
   }
   MPI_Barrier(e.grid().comm());
@@ -230,20 +335,41 @@ CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path
     time = readString(v, "/checkpoint", "time");
     step = readString(v, "/checkpoint", "step");
     extras = readString(v, "/checkpoint", "extras");
+    const std::string stored = readString(v, "/checkpoint", "checksum");
     checkPetsc(PetscViewerHDF5PushGroup(v, "/checkpoint"), "PetscViewerHDF5PushGroup");
     checkPetsc(VecLoad(loaded, v), "loading the checkpointed state");
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
+    const std::string computed = checkpointChecksum(e, loaded, checkpointAttributes(layout, time, step, extras));
+    if (computed != stored)
+      throw DistributedError("dataset /checkpoint/state or its attributes fail the checksum (stored " + stored +
+                             ", computed " + computed + "): the file is corrupted");
   } catch (const DistributedError &err) {
     VecDestroy(&loaded);
     throw DistributedError("restart file '" + path + "': " + err.what());
   }
-  checkPetsc(VecCopy(loaded, e.state()), "VecCopy");
-  VecDestroy(&loaded);
-  e.setTime(std::strtod(time.c_str(), nullptr), std::stol(step));
+  // Attributes are parsed in full before the state is touched.
+  auto number = [&](const std::string &text, const char *what) {
+    char *end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end || !std::isfinite(v)) {
+      VecDestroy(&loaded);
+      throw DistributedError("restart file '" + path + "': attribute '" + what + "' is not a number: '" + text + "'");
+    }
+    return v;
+  };
+  const double t = number(time, "time");
+  const double stepValue = number(step, "step");
+  if (!(stepValue >= 0 && stepValue <= 9.0e15) || stepValue != std::floor(stepValue)) {
+    VecDestroy(&loaded);
+    throw DistributedError("restart file '" + path + "': attribute 'step' is not a step count: '" + step + "'");
+  }
   CheckpointExtras out;
   std::istringstream s(extras);
   for (std::string item; s >> item;)
-    out.values.push_back(std::strtod(item.c_str(), nullptr));
+    out.values.push_back(number(item, "extras"));
+  checkPetsc(VecCopy(loaded, e.state()), "VecCopy");
+  VecDestroy(&loaded);
+  e.setTime(t, static_cast<long>(stepValue));
   return out;
 }
 

@@ -1,9 +1,21 @@
 #include "tensorium_mlir/Elliptic/NewtonKrylov.h"
 
+#include <cstdio>
 #include <cmath>
 #include <limits>
 
 namespace tensorium_mlir::elliptic {
+
+namespace {
+/// Residuals in messages: "%.3e", never the fixed-point "%f" of std::to_string (4.5e-12 would
+/// read 0.000000).
+std::string scientific(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", v);
+  return text;
+}
+} // namespace
+
 
 double rmsNorm(const Vector &v) { return v.size() ? v.norm() / std::sqrt(static_cast<double>(v.size())) : 0.0; }
 
@@ -118,7 +130,7 @@ GmresResult solveGmres(const LinearOperator &A, const Vector &b, Vector &x, cons
   result.converged = beta <= target;
   if (!result.converged && result.message.empty())
     result.message = "GMRES reached " + std::to_string(result.iterations) + " iterations with residual " +
-                     std::to_string(beta) + " (target " + std::to_string(target) + ")";
+                     scientific(beta) + " (target " + scientific(target) + ")";
   return result;
 }
 
@@ -177,7 +189,7 @@ NewtonResult solveNewton(const NonlinearProblem &problem, Vector &u, const Newto
     if (result.iterations >= options.maxIterations) {
       result.status = NewtonStatus::MaxIterations;
       result.message = "no convergence after " + std::to_string(result.iterations) + " Newton iterations (residual " +
-                       std::to_string(norm) + ")";
+                       scientific(norm) + ")";
       return result;
     }
     int krylov = 0;
@@ -209,7 +221,7 @@ NewtonResult solveNewton(const NonlinearProblem &problem, Vector &u, const Newto
       if (!(rcond > 10 * std::numeric_limits<double>::epsilon()) || !delta.allFinite()) {
         result.status = NewtonStatus::SingularJacobian;
         result.message = "the Jacobian is singular to working precision at iteration " + std::to_string(result.iterations) +
-                         " (reciprocal condition estimate " + std::to_string(rcond) + ")";
+                         " (reciprocal condition estimate " + scientific(rcond) + ")";
         return result;
       }
     } else {
@@ -245,7 +257,7 @@ NewtonResult solveNewton(const NonlinearProblem &problem, Vector &u, const Newto
     }
     if (!accepted) {
       result.status = NewtonStatus::Stagnation;
-      result.message = "the line search found no decrease of the residual (" + std::to_string(norm) + ")";
+      result.message = "the line search found no decrease of the residual (" + scientific(norm) + ")";
       return result;
     }
     u = trial;

@@ -1,11 +1,9 @@
 #include "tensorium_mlir/Frontend/SourceManager.h"
 
+#include "tensorium_mlir/Support/InputFile.h"
+
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <sys/stat.h>
 
 namespace tensorium_mlir::frontend {
 
@@ -44,49 +42,23 @@ std::string_view SourceManager::slice(SourceRange range) const {
 }
 
 bool readSourceText(const std::string &path, std::string &text, std::string &error) {
-  auto readBounded = [&](std::istream &in) {
-    text.clear();
-    std::string chunk(1 << 16, '\0');
-    while (in) {
-      in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-      text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-      if (text.size() > kMaxSourceBytes) {
-        error = "input exceeds the limit of " + std::to_string(kMaxSourceBytes >> 20) + " MiB";
-        return false;
-      }
-    }
-    if (in.bad()) {
-      error = "read failed";
+  if (path != "-")
+    return support::readInputFile(path, text, error, kMaxSourceBytes);
+  text.clear();
+  std::string chunk(1 << 16, '\0');
+  while (std::cin) {
+    std::cin.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<size_t>(std::cin.gcount()));
+    if (text.size() > kMaxSourceBytes) {
+      error = "input exceeds the limit of " + std::to_string(kMaxSourceBytes >> 20) + " MiB";
       return false;
     }
-    return true;
-  };
-  if (path == "-")
-    return readBounded(std::cin);
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) {
-    error = std::strerror(errno);
+  }
+  if (std::cin.bad()) {
+    error = "read failed";
     return false;
   }
-  if (S_ISDIR(info.st_mode)) {
-    error = "Is a directory";
-    return false;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    error = "not a regular file";
-    return false;
-  }
-  if (static_cast<unsigned long long>(info.st_size) > kMaxSourceBytes) {
-    error = "file of " + std::to_string(info.st_size) + " bytes exceeds the limit of " +
-            std::to_string(kMaxSourceBytes >> 20) + " MiB";
-    return false;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return false;
-  }
-  return readBounded(in);
+  return true;
 }
 
 } // namespace tensorium_mlir::frontend

@@ -442,6 +442,21 @@ void solveTwoPunctureCompact(const tensorium_module_tables &tables, const tensor
 
 } // namespace
 
+std::vector<std::pair<std::string, bool>> declaredProblemParameters(const tensorium_module_tables &tables,
+                                                                    const tensorium_spectral_problem_desc &problem) {
+  if (problem.system_index < 0 || problem.system_index >= tables.spectral_system_count)
+    throw ProblemError("problem '" + std::string(problem.block_name) + "' names no residual system of the module");
+  const tensorium_spectral_residual_system_desc &system = tables.spectral_systems[problem.system_index];
+  std::vector<std::pair<std::string, bool>> out;
+  for (int32_t i = 0; i < system.param_count; ++i) {
+    bool declared = false;
+    for (int32_t d = 0; d < problem.param_default_count; ++d)
+      declared = declared || std::string(problem.param_default_names[d]) == system.param_names[i];
+    out.push_back({system.param_names[i], declared});
+  }
+  return out;
+}
+
 DeclaredProblemSolution solveDeclaredProblem(const tensorium_module_tables &tables,
                                              const tensorium_spectral_problem_desc &problem,
                                              const DeclaredProblemOptions &options) {

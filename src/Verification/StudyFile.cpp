@@ -2,11 +2,15 @@
 // location before anything runs.
 #include "tensorium_mlir/Verification/StudyFile.h"
 
+#include "tensorium_mlir/Support/InputFile.h"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -72,12 +76,40 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
                               : constraints;
 }
 
+struct KeyValue {
+  std::string key, location;
+  const toml::node *value;
+};
+
+/// The one conversion of a TOML number to double: a float must be finite, an integer exactly
+/// representable (above 2^53 not every integer is). Returns the reason when it is refused.
+std::optional<double> exactDouble(const toml::node &n, std::string &reason) {
+  if (const auto *f = n.as_floating_point()) {
+    if (std::isfinite(f->get()))
+      return f->get();
+    reason = "expected a finite number";
+    return std::nullopt;
+  }
+  if (const auto *i = n.as_integer()) {
+    const int64_t v = i->get();
+    const double d = static_cast<double>(v);
+    // 2^63 is the first double past int64's range; below it the round trip is exact or not.
+    if (d < 9223372036854775808.0 && static_cast<int64_t>(d) == v)
+      return d;
+    reason = "the integer " + std::to_string(v) + " is not exactly representable as a double (nearest " +
+             std::to_string(d) + "); write the value intended as a float";
+    return std::nullopt;
+  }
+  reason = "expected a number";
+  return std::nullopt;
+}
+
 /// A study file and its overrides: values by dotted key, overrides first.
 class Source {
 public:
-  Source(std::string path, const std::vector<std::string> &overrides) : path_(std::move(path)) {
+  Source(std::string path, const std::string &text, const std::vector<std::string> &overrides) : path_(std::move(path)) {
     try {
-      root_ = toml::parse_file(path_);
+      root_ = toml::parse(text, path_);
     } catch (const toml::parse_error &e) {
       throw StudyFileError(where(e.source(), path_) + ": error: " + std::string(e.description()));
     }
@@ -100,10 +132,23 @@ public:
     }
   }
 
+  /// The value of a dotted key: an override of the key itself or of an enclosing table (which
+  /// replaces the file's whole table), else the file's. An override that sets an enclosing key
+  /// to a non-table value hides the keys below it; the schema check refuses it.
   const toml::node *get(const std::string &key) const {
-    auto it = overrideNodes_.find(key);
-    if (it != overrideNodes_.end())
-      return it->second;
+    for (std::string k = key;;) {
+      auto it = overrideNodes_.find(k);
+      if (it != overrideNodes_.end()) {
+        if (k == key)
+          return it->second;
+        const toml::table *t = it->second->as_table();
+        return t ? t->at_path(key.substr(k.size() + 1)).node() : nullptr;
+      }
+      const size_t dot = k.rfind('.');
+      if (dot == std::string::npos)
+        break;
+      k = k.substr(0, dot);
+    }
     return root_.at_path(key).node();
   }
 
@@ -129,21 +174,21 @@ public:
     return path_ + ":1:1";
   }
 
-  /// Every dotted key of the file and the overrides with its location.
-  void keys(std::vector<std::pair<std::string, std::string>> &out) const {
+  /// Every dotted key of the file and the overrides with its location and value.
+  void keys(std::vector<KeyValue> &out) const {
     walk(root_, "", out);
     for (const auto &[key, node] : overrideNodes_) {
-      out.push_back({key, where(node->source(), path_)});
+      out.push_back({key, where(node->source(), path_), node});
       if (const toml::table *t = node->as_table())
         walk(*t, key, out);
     }
   }
 
 private:
-  void walk(const toml::table &t, const std::string &prefix, std::vector<std::pair<std::string, std::string>> &out) const {
+  void walk(const toml::table &t, const std::string &prefix, std::vector<KeyValue> &out) const {
     for (auto &&[k, v] : t) {
       const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-      out.push_back({key, where(k.source(), path_)});
+      out.push_back({key, where(k.source(), path_), &v});
       if (key == "data.parameters" || key == "testbed.parameters")
         continue; // free-form parameter names, checked against the fixture
       if (const toml::table *sub = v.as_table())
@@ -184,16 +229,17 @@ public:
       fail(key, "expected a string");
     return *n->value<std::string>();
   }
+  /// A number at `key` (node `n`), through exactDouble.
+  double toDouble(const toml::node &n, const std::string &key) const {
+    std::string reason;
+    const std::optional<double> v = exactDouble(n, reason);
+    if (!v)
+      fail(key, reason);
+    return *v;
+  }
   double number(const std::string &key, double fallback, bool needed = false) const {
     const toml::node *n = needed ? &required(key) : get(key);
-    if (!n)
-      return fallback;
-    if (!n->is_number())
-      fail(key, "expected a number");
-    const double v = *n->value<double>();
-    if (!std::isfinite(v))
-      fail(key, "expected a finite number");
-    return v;
+    return n ? toDouble(*n, key) : fallback;
   }
   std::vector<double> numbers(const toml::node &n, const std::string &key, size_t minimum, size_t maximum) const {
     const toml::array *a = n.as_array();
@@ -201,9 +247,11 @@ public:
       fail(key, "expected an array of numbers");
     std::vector<double> out;
     for (const toml::node &e : *a) {
-      if (!e.is_number() || !std::isfinite(*e.value<double>()))
-        fail(key, "expected an array of finite numbers");
-      out.push_back(*e.value<double>());
+      std::string reason;
+      const std::optional<double> v = exactDouble(e, reason);
+      if (!v)
+        fail(key, "in the array: " + reason);
+      out.push_back(*v);
     }
     if (out.size() < minimum || out.size() > maximum)
       fail(key, minimum == maximum ? "expected " + std::to_string(minimum) + " numbers"
@@ -298,8 +346,8 @@ void readOrderVerdict(const Reader &r, int &expectedOrder, double &tolerance) {
       r.fail("verdict.expected_order", "expected \"fd\" (each finite-difference order) or a positive integer");
   }
   tolerance = r.number("verdict.tolerance", 0.3);
-  if (!(tolerance > 0))
-    r.fail("verdict.tolerance", "must be positive");
+  if (!(tolerance > 0) || tolerance >= 1)
+    r.fail("verdict.tolerance", "must be in (0, 1): a tolerance of 1 or more cannot tell order p from p - 1");
 }
 
 std::string resolvePath(const std::string &studyPath, const std::string &path) {
@@ -308,17 +356,20 @@ std::string resolvePath(const std::string &studyPath, const std::string &path) {
   return (std::filesystem::path(studyPath).parent_path() / path).lexically_normal().string();
 }
 
+/// The fixture a key names, relative to the study file, checked as an input file.
+std::string fixtureAt(const Reader &r, const StudyFile &s, const std::string &key) {
+  const std::string path = resolvePath(s.path, r.string(key, "", true));
+  if (const std::string problem = support::inputFileProblem(path); !problem.empty())
+    r.fail(key, "cannot read fixture file '" + path + "': " + problem);
+  return path;
+}
+
 void readConstraintStudy(const Reader &r, StudyFile &s) {
   s.dataSource = r.string("data.source", "", true);
   if (s.dataSource == "fixture") {
-    s.dataFixture = resolvePath(s.path, r.string("data.fixture", "", true));
-    if (!std::filesystem::is_regular_file(s.dataFixture))
-      r.fail("data.fixture", "no fixture file '" + s.dataFixture + "'");
-    for (const auto &[name, v] : r.entries("data.parameters")) {
-      if (!v->is_number() || !std::isfinite(*v->value<double>()))
-        r.fail("data.parameters." + name, "expected a finite number");
-      s.dataParameters.push_back({name, *v->value<double>()});
-    }
+    s.dataFixture = fixtureAt(r, s, "data.fixture");
+    for (const auto &[name, v] : r.entries("data.parameters"))
+      s.dataParameters.push_back({name, r.toDouble(*v, "data.parameters." + name)});
   } else if (s.dataSource == "two-puncture") {
     if (r.get("data.fixture"))
       r.fail("data.fixture", "two-puncture data are solved by the built-in spectral solver, not from a fixture");
@@ -343,9 +394,7 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
   } else {
     r.fail("data.source", "'" + s.dataSource + "' is not a data source (fixture, two-puncture)");
   }
-  s.constraintsFixture = resolvePath(s.path, r.string("constraints.fixture", "", true));
-  if (!std::filesystem::is_regular_file(s.constraintsFixture))
-    r.fail("constraints.fixture", "no fixture file '" + s.constraintsFixture + "'");
+  s.constraintsFixture = fixtureAt(r, s, "constraints.fixture");
 
   s.halfWidth = r.number("grid.half_width", 2.5);
   if (!(s.halfWidth > 0))
@@ -383,16 +432,9 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
   if (!region.excisionCentres.empty() && !(region.excision > 0))
     r.fail("norm.excision", "excision centres need a positive excision radius");
   // Every resolution keeps weighted points (checked on the grid's points).
-  for (int n : s.resolutions) {
-    const Grid g = cube(n, s.halfWidth);
-    bool any = false;
-    for (int i = 0; i < n && !any; ++i)
-      for (int j = 0; j < n && !any; ++j)
-        for (int k = 0; k < n && !any; ++k)
-          any = region.weight(g.at(i, j, k)) > 0;
-    if (!any)
+  for (int n : s.resolutions)
+    if (!region.holdsPointOf(cube(n, s.halfWidth)))
       r.fail("norm.box", "the norm region holds no grid point at resolution " + std::to_string(n));
-  }
 
   readOrderVerdict(r, s.expectedOrder, s.tolerance);
   if (const toml::node *q = r.get("verdict.quantities")) {
@@ -422,16 +464,13 @@ void readTestbed(const Reader &r, StudyFile &s) {
   if (fromFixture) {
     if (r.get("testbed.amplitude"))
       r.fail("testbed.amplitude", "an exact-solution testbed takes its amplitude from testbed.parameters");
-    s.testbedFixture = resolvePath(s.path, r.string("testbed.data_fixture", "", true));
-    if (!std::filesystem::is_regular_file(s.testbedFixture))
-      r.fail("testbed.data_fixture", "no fixture file '" + s.testbedFixture + "'");
+    s.testbedFixture = fixtureAt(r, s, "testbed.data_fixture");
     for (const auto &[name, v] : r.entries("testbed.parameters")) {
       const std::string key = "testbed.parameters." + name;
-      if (!v->is_number() || !std::isfinite(*v->value<double>()))
-        r.fail(key, "expected a finite number");
+      const double value = r.toDouble(*v, key);
       if (name == "t")
         r.fail(key, "t is the evolution's time, set by the testbed");
-      s.testbedParameters.push_back({name, *v->value<double>()});
+      s.testbedParameters.push_back({name, value});
     }
     t.amplitude = 1; // unused
   } else {
@@ -485,8 +524,10 @@ void readTestbed(const Reader &r, StudyFile &s) {
   if (const std::vector<int> rhos = r.integers("testbed.rhos", 1, 64); !rhos.empty())
     t.rhos = rhos;
   checkIncreasing(r, "testbed.rhos", t.rhos);
-  if (t.rhos.size() < (t.test == "robust-stability" ? 1u : 2u))
-    r.fail("testbed.rhos", "a convergence test needs at least two values of rho");
+  if (t.rhos.size() < 2)
+    r.fail("testbed.rhos", t.test == "robust-stability"
+                               ? "the robust-stability verdict compares the finest rho with the coarsest: at least two values"
+                               : "a convergence test needs at least two values of rho");
   t.crossingTimes = r.number("testbed.crossing_times", 1);
   if (!(t.crossingTimes > 0) || t.crossingTimes > 1e4)
     r.fail("testbed.crossing_times", "must be in (0, 10000]");
@@ -536,24 +577,32 @@ void StudyFile::fail(const std::string &key, const std::string &message) const {
 }
 
 StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> &overrides) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw StudyFileError(path + ": error: no such study file");
-  const Source source(path, overrides);
+  std::string text, problem;
+  if (!support::readInputFile(path, text, problem))
+    throw StudyFileError(path + ": error: cannot read the study file: " + problem);
+  const Source source(path, text, overrides);
   StudyFile s;
   s.path = path;
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
   if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem")
     r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem)");
-  std::vector<std::pair<std::string, std::string>> keys;
+  std::vector<KeyValue> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
-  for (const auto &[key, at] : keys)
+  for (const auto &[key, at, value] : keys) {
     if (!allowed.count(key) && !((key.rfind("data.parameters.", 0) == 0 && allowed.count("data.parameters")) ||
                                  (key.rfind("problem.parameters.", 0) == 0 && allowed.count("problem.parameters")) ||
                                  (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters"))))
       throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
+    // A table of the schema (grid, verdict, data.parameters, ...) set to a plain value would
+    // hide every key below it.
+    const auto below = allowed.lower_bound(key + ".");
+    const bool table = (below != allowed.end() && below->rfind(key + ".", 0) == 0) ||
+                       (key.size() > 11 && key.substr(key.size() - 11) == ".parameters");
+    if (table && !value->is_table())
+      throw StudyFileError(at + ": error: key '" + key + "': expected a table (" + key + ".name = value)");
+  }
   s.name = r.string("study.name", "", true);
   if (s.name.empty() || s.name.find_first_of(" \t\n/") != std::string::npos)
     r.fail("study.name", "expected a non-empty name without spaces or slashes");
@@ -586,15 +635,10 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     }
   } else if (s.kind == "problem") {
     // A problem declared in a .tn file (tensorium-converge): self-convergence across resolutions.
-    s.problemFixture = resolvePath(s.path, r.string("problem.fixture", "", true));
-    if (!std::filesystem::is_regular_file(s.problemFixture))
-      r.fail("problem.fixture", "no fixture file '" + s.problemFixture + "'");
+    s.problemFixture = fixtureAt(r, s, "problem.fixture");
     s.problemBlock = r.string("problem.block", "");
-    for (const auto &[name, v] : r.entries("problem.parameters")) {
-      if (!v->is_number() || !std::isfinite(*v->value<double>()))
-        r.fail("problem.parameters." + name, "expected a finite number");
-      s.problemParameters.push_back({name, *v->value<double>()});
-    }
+    for (const auto &[name, v] : r.entries("problem.parameters"))
+      s.problemParameters.push_back({name, r.toDouble(*v, "problem.parameters." + name)});
     s.resolutions = requiredResolutions(r, 3, 512, "a self-convergence study");
     if (s.resolutions.size() < 3)
       r.fail("grid.resolutions", "self-convergence needs at least 3 resolutions (2 differences)");
@@ -602,8 +646,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     if (!(s.minRatio > 1))
       r.fail("verdict.min_ratio", "must be above 1 (each difference that much smaller than the previous)");
     s.tolerance = r.number("verdict.tolerance", 1e-8);
-    if (!(s.tolerance > 0))
-      r.fail("verdict.tolerance", "must be positive");
+    if (!(s.tolerance > 0) || s.tolerance > 1e-2)
+      r.fail("verdict.tolerance", "must be in (0, 1e-2]: a larger difference is no converged solution");
   } else {
     readConstraintStudy(r, s);
   }

@@ -1,9 +1,13 @@
 // h5_compare FILE_A DATASET_A FILE_B DATASET_B: prints both datasets' dimensions and fails
 // unless they have the same shape and bitwise equal doubles. h5_compare FILE DATASET: prints
-// the dimensions only. Used to check restarts and snapshot layouts without other tools.
+// the dimensions only. h5_compare --flip FILE DATASET INDEX BIT flips one bit of one value in
+// place. Used to check restarts and snapshot layouts, and to corrupt a checkpoint's data on
+// purpose, without other tools.
 #include <hdf5.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -43,6 +47,29 @@ void printDims(const char *file, const char *name, const std::vector<hsize_t> &d
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 6 && std::strcmp(argv[1], "--flip") == 0) {
+    // Flips one bit of one value in place, through HDF5: a corruption of the data alone.
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    std::vector<hsize_t> dims;
+    std::vector<double> values;
+    const unsigned long index = std::strtoul(argv[4], nullptr, 10), bit = std::strtoul(argv[5], nullptr, 10);
+    if (!readDataset(argv[2], argv[3], dims, values) || index >= values.size() || bit > 63) {
+      std::fprintf(stderr, "FAIL: cannot flip bit %lu of value %lu in %s:%s\n", bit, index, argv[2], argv[3]);
+      return 1;
+    }
+    uint64_t bits;
+    std::memcpy(&bits, &values[index], sizeof bits);
+    bits ^= uint64_t{1} << bit;
+    std::memcpy(&values[index], &bits, sizeof bits);
+    hid_t f = H5Fopen(argv[2], H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = f >= 0 ? H5Dopen2(f, argv[3], H5P_DEFAULT) : -1;
+    const bool ok = d >= 0 && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0;
+    if (d >= 0)
+      H5Dclose(d);
+    if (f >= 0)
+      H5Fclose(f);
+    return ok ? 0 : 1;
+  }
   if (argc != 3 && argc != 5) {
     std::fprintf(stderr, "usage: h5_compare FILE DATASET [FILE DATASET]\n");
     return 2;

@@ -1,5 +1,6 @@
 #include "ManifestCompare.h"
 
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -33,14 +34,53 @@ std::vector<std::string> words(const std::string &line) {
   return out;
 }
 
-Parsed parse(const std::string &text, const char *which) {
+/// A line for a message: at most 80 bytes, anything but printable ASCII as \xNN.
+std::string printable(const std::string &line) {
+  std::string out;
+  for (size_t i = 0; i < line.size() && i < 80; ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+/// The one version line, exactly 'abi_version N' with N of 1 to 9 decimal digits.
+std::string versionOf(const std::string &text, const std::string &label) {
+  std::istringstream in(text);
+  std::string version;
+  size_t count = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("abi_version", 0) != 0)
+      continue;
+    ++count;
+    const std::string value = line.size() > 12 && line[11] == ' ' ? line.substr(12) : "";
+    if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(label + " has a malformed version line '" + printable(line) +
+                                  "' (expected 'abi_version N', N a decimal integer)");
+    version = value;
+  }
+  if (count != 1)
+    throw std::invalid_argument(label + " has " + std::to_string(count) +
+                                " 'abi_version' lines (expected exactly one): it is empty, truncated or not an ABI "
+                                "manifest");
+  return version;
+}
+
+Parsed parse(const std::string &text, const std::string &label) {
   Parsed p;
+  p.version = versionOf(text, label);
   std::istringstream in(text);
   std::string line, module;
   Kernel *kernel = nullptr;
   size_t number = 0;
   auto fail = [&](const std::string &why) {
-    throw std::invalid_argument(std::string(which) + " manifest line " + std::to_string(number) + ": " + why);
+    throw std::invalid_argument(label + " line " + std::to_string(number) + ": " + why);
   };
   while (std::getline(in, line)) {
     ++number;
@@ -58,8 +98,8 @@ Parsed parse(const std::string &text, const char *which) {
         kernel->details[w[0] == "buffer" && w.size() > 1 ? "buffer " + w[1] : w[0]] = line;
       continue;
     }
-    if (w[0] == "abi_version" && w.size() == 2) {
-      p.version = w[1];
+    if (line.rfind("abi_version", 0) == 0) {
+      kernel = nullptr; // checked by versionOf
     } else if (w[0] == "struct" && w.size() >= 2) {
       p.structs[w[1]] = line;
       kernel = nullptr;
@@ -86,11 +126,9 @@ Parsed parse(const std::string &text, const char *which) {
         kernel->attributes[w[i].substr(0, eq)] = w[i].substr(eq + 1);
       }
     } else {
-      fail("not a manifest line: '" + line.substr(0, 80) + "'");
+      fail("not a manifest line: '" + printable(line) + "'");
     }
   }
-  if (p.version.empty())
-    throw std::invalid_argument(std::string(which) + " manifest has no 'abi_version' line");
   return p;
 }
 
@@ -121,8 +159,10 @@ public:
 
 } // namespace
 
+long manifestVersion(const std::string &text, const std::string &label) { return std::stol(parse(text, label).version); }
+
 ManifestComparison compareManifests(const std::string &oldText, const std::string &newText) {
-  const Parsed before = parse(oldText, "old"), after = parse(newText, "new");
+  const Parsed before = parse(oldText, "old manifest"), after = parse(newText, "new manifest");
   Comparer c;
   if (before.version != after.version)
     c.note(ChangeClass::Breaking, "abi_version", before.version + " -> " + after.version);

@@ -21,6 +21,12 @@ struct ManifestComparison {
   std::vector<ManifestChange> changes;
 };
 
+/// Reads a whole manifest (the gate and --compare share this reader) and returns its ABI
+/// version; throws std::invalid_argument starting with `label` ("manifest 'x.manifest'") and
+/// naming the line when it is not a manifest: not exactly one 'abi_version N' line, or a line
+/// of no known kind (shown with non-printable bytes escaped).
+long manifestVersion(const std::string &text, const std::string &label);
+
 /// Every difference from `oldText` to `newText` with its class; throws std::invalid_argument
 /// naming the manifest and line when either text is not a manifest.
 ManifestComparison compareManifests(const std::string &oldText, const std::string &newText);

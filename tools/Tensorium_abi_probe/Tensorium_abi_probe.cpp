@@ -341,24 +341,11 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
     return 0;
   }
   std::vector<std::string> expected = splitLines(committedText), actual = splitLines(manifest.str());
-  int64_t committedVersion = -1;
-  size_t versionLines = 0;
-  for (const std::string &line : expected)
-    if (line.rfind("abi_version", 0) == 0) {
-      ++versionLines;
-      const std::string value = line.size() > 12 && line[11] == ' ' ? line.substr(12) : "";
-      const bool digits = !value.empty() && value.size() <= 9 &&
-                          value.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits) {
-        std::cerr << "ABI gate: error: manifest '" << checkAgainst << "' has a malformed version line '" << line
-                  << "' (expected 'abi_version N', N a decimal integer)\n";
-        return 2;
-      }
-      committedVersion = std::stoll(value);
-    }
-  if (versionLines != 1) {
-    std::cerr << "ABI gate: error: manifest '" << checkAgainst << "' has " << versionLines
-              << " 'abi_version' lines (expected exactly one): it is empty, truncated or not an ABI manifest\n";
+  long committedVersion = -1;
+  try {
+    committedVersion = tensorium_abi_probe::manifestVersion(committedText, "manifest '" + checkAgainst + "'");
+  } catch (const std::invalid_argument &e) {
+    std::cerr << "ABI gate: error: " << e.what() << "\n";
     return 2;
   }
   if (committedVersion != kABIVersion) {

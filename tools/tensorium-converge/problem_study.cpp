@@ -98,8 +98,25 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
                                                                      problem.resolution[0])));
       return r;
     };
-    runtime::requireMemory("the finest solve of study '" + study.name + "'",
-                           elliptic::estimateDeclaredProblemBytes(problem, resolutionFor(study.resolutions.back())));
+    // The study's parameters against the problem's, located in the study file.
+    const std::vector<std::pair<std::string, bool>> declared = elliptic::declaredProblemParameters(module.tables(), problem);
+    std::string known;
+    for (const auto &[name, hasDefault] : declared)
+      known += (known.empty() ? "" : ", ") + name;
+    for (const auto &[name, value] : study.problemParameters)
+      if (std::none_of(declared.begin(), declared.end(), [&](const auto &d) { return d.first == name; }))
+        study.fail("problem.parameters." + name, "problem '" + std::string(problem.block_name) + "' has no parameter '" +
+                                                     name + "' (its parameters: " + (known.empty() ? "none" : known) + ")");
+    for (const auto &[name, hasDefault] : declared)
+      if (!hasDefault && std::none_of(study.problemParameters.begin(), study.problemParameters.end(),
+                                      [&](const auto &p) { return p.first == name; }))
+        study.fail("problem.parameters", "parameter '" + name + "' has no declared default: give it a value here");
+    try {
+      runtime::requireMemory("the finest solve of study '" + study.name + "'",
+                             elliptic::estimateDeclaredProblemBytes(problem, resolutionFor(study.resolutions.back())));
+    } catch (const runtime::InsufficientMemory &e) {
+      study.fail("grid.resolutions", e.what());
+    }
 
     std::printf("study %s: problem %s (%s map) from %s\n", study.name.c_str(), problem.block_name, problem.map,
                 study.problemFixture.c_str());
@@ -187,6 +204,9 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
     const bool small = !differences.empty() && differences.back() <= study.tolerance;
     report.verdict("finest difference", small,
                    sci(differences.empty() ? NAN : differences.back()) + " (tolerance " + sci(study.tolerance) + ")");
+  } catch (const verification::StudyFileError &e) {
+    std::cerr << e.what() << "\n";
+    return 2;
   } catch (const std::exception &e) {
     std::cerr << "tensorium-converge: " << e.what() << "\n";
     return 2;

@@ -39,6 +39,16 @@ using verification::manufacturedMemoryEstimate;
 namespace {
 
 verification::ManufacturedSolver gSolver;
+/// Where a study file gave the resolutions, so that a memory refusal points at them.
+std::string gResolutionsLocation;
+
+int refuseMemory(const runtime::InsufficientMemory &e) {
+  if (gResolutionsLocation.empty())
+    std::cerr << "tensorium-converge: error: " << e.what() << "\n";
+  else
+    std::cerr << gResolutionsLocation << ": error: key 'grid.resolutions': " << e.what() << "\n";
+  return 2;
+}
 
 /// Three or more increasing resolutions (the range keeps n^3 in range; memory decides what runs).
 std::vector<int> parseResolutions(const std::string &text) {
@@ -106,6 +116,7 @@ int runStudyFile(int argc, char **argv) {
       study.fail("solver.configuration", "expected boosted, spinning or both");
     if (study.suite != "two-puncture" && study.configuration != "both")
       study.fail("solver.configuration", "only the two-puncture suite has configurations");
+    gResolutionsLocation = study.locate("grid.resolutions");
     std::string resolutions;
     for (int n : study.resolutions)
       resolutions += (resolutions.empty() ? "" : ",") + std::to_string(n);
@@ -207,8 +218,7 @@ int runSuite(int argc, char **argv) {
     try {
       runtime::requireMemory("the two-puncture study at n = " + std::to_string(largest.nA), estimate);
     } catch (const runtime::InsufficientMemory &e) {
-      std::cerr << "tensorium-converge: error: " << e.what() << "\n";
-      return 2;
+      return refuseMemory(e);
     }
     return runTwoPunctureStudy(study);
   }
@@ -233,8 +243,7 @@ int runSuite(int argc, char **argv) {
                                  (dense ? " with the dense Jacobian (give --preconditioner for GMRES)" : ""),
                              estimate);
     } catch (const runtime::InsufficientMemory &e) {
-      std::cerr << "tensorium-converge: error: " << e.what() << "\n";
-      return 2;
+      return refuseMemory(e);
     }
   }
 

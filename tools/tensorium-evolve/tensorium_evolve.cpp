@@ -22,6 +22,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,6 +33,15 @@ using namespace tensorium_mlir::distributed;
 using namespace tensorium_cli;
 
 namespace {
+
+/// The most time steps one run takes (far beyond any run's wall time; keeps counts exact).
+constexpr double kMaxSteps = 1e12;
+
+std::string shortNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
 
 const char *kUsage =
     "usage: tensorium-evolve [initial data] [grid and time] [output]   (mpirun -n N for N ranks)\n"
@@ -66,7 +77,8 @@ struct Options {
   std::vector<std::array<double, 3>> tracks;
   bool tracksGiven = false;
   long grid = 48;
-  double extent = 6, finalTime = 1, cfl = 0.25, eta = 2, koSigma = 0.1, excision = -1;
+  double extent = 6, finalTime = 1, cfl = 0.25, eta = 2, koSigma = 0.1;
+  std::optional<double> excision; // default: the larger mass, or 0.5 for exact data
   int ghost = 0;
   TimeIntegrator integrator = TimeIntegrator::RK4;
   long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
@@ -91,6 +103,13 @@ Options parse(int argc, char **argv) {
       continue;
     }
     afterPetscOption = false;
+    static const std::set<std::string> known{
+        "--b", "--m1", "--m2", "--p1", "--p2", "--s1", "--s2", "--npoints", "--order", "--module",
+        "--constraints-module", "--fixture", "--initial-data", "--initial-params", "--track", "--grid", "--extent",
+        "--ghost", "--final-time", "--cfl", "--eta", "--ko-sigma", "--excision", "--integrator", "--monitor-every",
+        "--monitor-file", "--output", "--output-every", "--checkpoint", "--checkpoint-every", "--restart"};
+    if (!known.count(arg))
+      throw UsageError("unknown option '" + arg + "'");
     if (i + 1 >= argc)
       throw UsageError("option '" + arg + "' needs a value");
     const std::string v = argv[++i];
@@ -162,7 +181,9 @@ Options parse(int argc, char **argv) {
     throw UsageError("--checkpoint-every needs --checkpoint FILE.h5");
   if (!o.fixture.empty() && !o.module.empty())
     throw UsageError("give --module or --fixture, not both");
-  if (o.excision < 0)
+  if (o.excision && !(*o.excision >= 0))
+    throw UsageError("--excision must be non-negative (0: no excision)");
+  if (!o.excision)
     o.excision = o.initialData.empty() ? std::max(o.punctures.m1, o.punctures.m2) : 0.5;
   // Outputs are checked before any work; they are created only after every input was checked.
   if (!o.output.empty())
@@ -406,7 +427,18 @@ int run(int argc, char **argv, int rank) {
     e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) { writeTwoPunctureData(solution, s, g); });
   }
   const double dt = o.cfl * h;
-  const long lastStep = static_cast<long>(std::ceil(o.finalTime / dt - 1e-9));
+  // The step count in double first: a final time far beyond the step limit must not reach an
+  // out-of-range conversion.
+  const double steps = std::ceil(o.finalTime / dt - 1e-9);
+  if (!(steps <= kMaxSteps))
+    throw UsageError("--final-time " + shortNumber(o.finalTime) + " takes more than " + shortNumber(kMaxSteps) +
+                     " steps of dt = " + shortNumber(dt));
+  const long lastStep = std::max(0L, static_cast<long>(steps));
+  if (e.stepNumber() > lastStep)
+    throw UsageError("the restart file is at t = " + shortNumber(e.time()) + " (step " +
+                     std::to_string(e.stepNumber()) + "), past --final-time " + shortNumber(o.finalTime));
+  if (rank == 0 && !o.restart.empty() && e.stepNumber() == lastStep)
+    std::printf("the restart file is already at --final-time %g: no steps to take\n", o.finalTime);
   if (rank == 0) {
     const auto p = e.grid().ranksPerAxis();
     // Process, engine and constraint storage (29 values per ghosted point) of rank 0.
@@ -440,7 +472,7 @@ int run(int argc, char **argv, int rank) {
   }
   auto excluded = [&](const std::array<double, 3> &x) {
     for (const auto &c : tracker.positions())
-      if (std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) < o.excision)
+      if (std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) < *o.excision)
         return true;
     return false;
   };

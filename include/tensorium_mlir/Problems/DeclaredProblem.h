@@ -65,6 +65,11 @@ DeclaredProblemSolution restoreDeclaredSolution(const std::string &map, const st
 const tensorium_spectral_problem_desc &findDeclaredProblem(const tensorium_spectral_problem_desc *problems,
                                                            int32_t count, const std::string &block);
 
+/// The parameters of a declared problem's residual system in order, each with whether the
+/// problem declares a default for it. Throws ProblemError when the problem names no system.
+std::vector<std::pair<std::string, bool>> declaredProblemParameters(const tensorium_module_tables &tables,
+                                                                    const tensorium_spectral_problem_desc &problem);
+
 /// Peak memory of the solve in bytes (grid operators, Newton and Krylov vectors, a dense
 /// Jacobian and its LU when the dense linear solver is chosen).
 double estimateDeclaredProblemBytes(const tensorium_spectral_problem_desc &problem, const std::array<int, 3> &resolution);

@@ -47,6 +47,12 @@ struct NormRegion {
   double weight(const std::array<double, 3> &x) const;
   /// The weight at every point of `g`.
   Mask mask(const Grid &g) const;
+  /// Whether some point of `g` has a positive weight, in O(n^2) time.
+  bool holdsPointOf(const Grid &g) const;
+
+private:
+  /// The box's factor along axis a at coordinate x.
+  double axisWeight(size_t a, double x) const;
 };
 
 } // namespace tensorium_mlir::verification

@@ -155,3 +155,18 @@ TEST(Newton, StatusesForBadProblems) {
       << newtonStatusName(r.status);
   EXPECT_FALSE(r.message.empty());
 }
+
+TEST(Newton, FailureMessagesPrintSmallResidualsInScientificNotation) {
+  // F = u - 1 + 4.5e-12: one Newton step leaves |F| at round-off, short of a tolerance of 1e-30;
+  // the message must give that residual ("1.1e-16"), not "residual 0.000000".
+  NonlinearProblem nearlyLinear;
+  nearlyLinear.residual = [](const Vector &u, Vector &F) { F = (u.array() - 1.0 + 4.5e-12).matrix(); };
+  NewtonOptions options;
+  options.absoluteTolerance = 1e-30;
+  options.maxIterations = 1;
+  Vector u = Vector::Constant(1, 3.0);
+  NewtonResult r = solveNewton(nearlyLinear, u, options);
+  ASSERT_FALSE(r.converged());
+  EXPECT_EQ(r.message.find("0.000000"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("e-"), std::string::npos) << r.message;
+}

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cmath>
 #include <numbers>
 
@@ -102,6 +104,35 @@ TEST(Norms, SmoothRegionExcludesBallsAndTapersAtTheBox) {
   ASSERT_EQ(m.size(), 125u);
   EXPECT_EQ(m[g.index(2, 2, 2)], 1.0); // the origin
   EXPECT_EQ(m[g.index(3, 2, 2)], 0.0); // (1, 0, 0): a puncture
+}
+
+TEST(Norms, HoldsPointOfAgreesWithAScanOfEveryPoint) {
+  // The O(n^2) test against the definition, on regions from empty to nearly full, with balls
+  // that cover the whole box, cut it, or miss it, and sharp or tapered edges.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  int empty = 0, held = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    NormRegion region;
+    region.box = 0.05 + 2.5 * u(rng);
+    region.taper = u(rng) < 0.3 ? 0 : 0.6 * u(rng) * region.box;
+    region.centre = {0.5 * (u(rng) - 0.5), 0.5 * (u(rng) - 0.5), 0.5 * (u(rng) - 0.5)};
+    region.excision = 4 * u(rng);
+    region.rise = u(rng) < 0.3 ? 0 : 0.5 * u(rng);
+    for (int c = 0, count = static_cast<int>(3 * u(rng)); c < count; ++c)
+      region.excisionCentres.push_back({2 * (u(rng) - 0.5), 2 * (u(rng) - 0.5), 2 * (u(rng) - 0.5)});
+    const int n = 5 + static_cast<int>(20 * u(rng));
+    const Grid g = cube(n, 2.5);
+    bool any = false;
+    for (int i = 0; i < n && !any; ++i)
+      for (int j = 0; j < n && !any; ++j)
+        for (int k = 0; k < n && !any; ++k)
+          any = region.weight(g.at(i, j, k)) > 0;
+    EXPECT_EQ(region.holdsPointOf(g), any) << "trial " << trial;
+    (any ? held : empty)++;
+  }
+  EXPECT_GT(empty, 20); // both outcomes were exercised
+  EXPECT_GT(held, 20);
 }
 
 TEST(Report, JUnitXmlCountsFailuresAndEscapes) {
