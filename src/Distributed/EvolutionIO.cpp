@@ -1,5 +1,7 @@
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 
+#include "tensorium_mlir/Support/InputFile.h"
+
 #include <petscviewerhdf5.h>
 
 #include <cinttypes>
@@ -9,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <iomanip>
 #include <sstream>
 #include <unistd.h>
@@ -152,14 +155,23 @@ std::string checkpointAttributes(const std::string &layout, const std::string &t
   return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
 }
 
-/// 0 readable HDF5, 1 unreadable, 2 not HDF5: rank 0 looks, every rank gets the answer.
-int restartFileState(MPI_Comm comm, const std::string &path) {
-  int rank, state = 0;
+/// Why rank 0 cannot read `path` as an HDF5 file ("" when it can); every rank gets the answer.
+std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
+  int rank;
   MPI_Comm_rank(comm, &rank);
-  if (rank == 0)
-    state = !std::ifstream(path).good() ? 1 : H5Fis_hdf5(path.c_str()) > 0 ? 0 : 2;
-  MPI_Bcast(&state, 1, MPI_INT, 0, comm);
-  return state;
+  std::string problem;
+  if (rank == 0) {
+    problem = support::inputFileProblem(path, std::numeric_limits<std::uint64_t>::max());
+    if (!problem.empty())
+      problem = "cannot be read: " + problem;
+    else if (H5Fis_hdf5(path.c_str()) <= 0)
+      problem = "is not an HDF5 file";
+  }
+  int size = static_cast<int>(problem.size());
+  MPI_Bcast(&size, 1, MPI_INT, 0, comm);
+  problem.resize(static_cast<size_t>(size));
+  MPI_Bcast(problem.data(), size, MPI_CHAR, 0, comm);
+  return problem;
 }
 
 /// The lines of two layouts that differ.
@@ -314,11 +326,8 @@ void writeCheckpoint(const DistributedEvolution &e, const std::string &path, con
 }
 
 CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path) {
-  const int state = restartFileState(e.grid().comm(), path);
-  if (state == 1)
-    throw DistributedError("restart file '" + path + "' cannot be read");
-  if (state == 2)
-    throw DistributedError("restart file '" + path + "' is not an HDF5 file");
+  if (const std::string problem = restartFileProblem(e.grid().comm(), path); !problem.empty())
+    throw DistributedError("restart file '" + path + "' " + problem);
   std::string layout, time, step, extras;
   Vec loaded;
   checkPetsc(VecDuplicate(e.state(), &loaded), "VecDuplicate");

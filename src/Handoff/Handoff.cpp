@@ -7,10 +7,12 @@
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Support/InputFile.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <fstream>
 #include <memory>
 #include <new>
@@ -249,6 +251,9 @@ int tensorium_handoff_load(const char *path, tensorium_handoff_solution **soluti
     require(path && *path, "path is NULL or empty");
     require(solution != nullptr, "solution (the output handle) is NULL");
     *solution = nullptr;
+    if (const std::string problem = support::inputFileProblem(path, std::numeric_limits<std::uint64_t>::max());
+        !problem.empty())
+      fail(TENSORIUM_HANDOFF_IO_ERROR, std::string("cannot read '") + path + "': " + problem);
     std::ifstream in(path, std::ios::binary);
     if (!in)
       fail(TENSORIUM_HANDOFF_IO_ERROR, std::string("cannot read '") + path + "'");

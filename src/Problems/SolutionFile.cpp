@@ -1,10 +1,13 @@
 #include "tensorium_mlir/Problems/SolutionFile.h"
 
+#include "tensorium_mlir/Support/InputFile.h"
+
 #include <hdf5.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace tensorium_mlir::elliptic {
@@ -218,7 +221,8 @@ void writeSolutionFile(const std::string &path, const std::string &block, const 
 StoredSolution readSolutionFile(const std::string &path) {
   // Quiet HDF5's own error stack: failures become ProblemError messages.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  check(std::ifstream(path).good(), "cannot read '" + path + "'");
+  const std::string problem = support::inputFileProblem(path, std::numeric_limits<std::uint64_t>::max());
+  check(problem.empty(), "cannot read '" + path + "': " + problem);
   Handle file{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   check(file.id >= 0, "'" + path + "' is not an HDF5 file");
   check(readString(file.id, "format") == kFormat, "'" + path + "' is not a Tensorium declared-problem solution file");

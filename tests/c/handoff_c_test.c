@@ -3,12 +3,15 @@
  * (the reloaded data must reproduce the values bit for bit), and go through every error path.
  * Usage: handoff_c_test OUTPUT_DIR. Writes OUTPUT_DIR/points.bin, bssn.bin and adm.bin for the
  * C++ side of the test (tests/unit/Handoff/HandoffCApiTest.cpp) to compare. */
+/* symlink() for the loop of symbolic links below. */
+#define _POSIX_C_SOURCE 200112L
 #include "tensorium_handoff.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define N 1000
 #define BSSN_COMPONENTS 27 /* chi 1, gammatilde 6, K 1, Atilde 6, Gammatilde 3, alpha 1, beta 3, B 3, phi 1, W 1 */
@@ -184,6 +187,20 @@ int main(int argc, char **argv) {
   snprintf(bad_path, sizeof bad_path, "%s/points.bin", argv[1]);
   expect_error(tensorium_handoff_load(bad_path, &none, &error), TENSORIUM_HANDOFF_BAD_FILE, &error,
                "load a file of another kind");
+  /* A device (read without end) and a loop of symbolic links: refused before any read. */
+  expect_error(tensorium_handoff_load("/dev/zero", &none, &error), TENSORIUM_HANDOFF_IO_ERROR, &error, "load a device");
+  check(strstr(error.message, "not a regular file") != NULL, error.message);
+  {
+    char loop_a[1200], loop_b[1200];
+    snprintf(loop_a, sizeof loop_a, "%s/loop_a.tns", argv[1]);
+    snprintf(loop_b, sizeof loop_b, "%s/loop_b.tns", argv[1]);
+    remove(loop_a);
+    remove(loop_b);
+    check(symlink(loop_b, loop_a) == 0 && symlink(loop_a, loop_b) == 0, "make a loop of symbolic links");
+    expect_error(tensorium_handoff_load(loop_a, &none, &error), TENSORIUM_HANDOFF_IO_ERROR, &error,
+                 "load a loop of symbolic links");
+    check(strstr(error.message, "symbolic links") != NULL, error.message);
+  }
   {
     /* A truncated copy and a copy with one flipped byte. */
     static char bytes[1 << 20];

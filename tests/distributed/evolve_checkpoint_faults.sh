@@ -40,6 +40,10 @@ if "${full[@]}" true; then
   expect 1 "writing a checkpoint failed" "${full[@]}" timeout 60 "$mpiexec" --oversubscribe -n 2 "$evolve" "${base[@]}" \
     --final-time 0.3 --checkpoint tiny/ck.h5 --checkpoint-every 1
   expect 1 "writing a snapshot failed" "${full[@]}" "$evolve" "${base[@]}" --final-time 0.3 --output tiny/snap.h5 --output-every 1
+  # The monitor table, on a file system filled before the run.
+  expect 1 "writing the monitor table tiny/m.csv.partial failed" unshare -m sh -c \
+    'mount -t tmpfs -o size=200k tmpfs tiny && head -c 204800 /dev/zero > tiny/fill 2>/dev/null; exec "$@"' full \
+    "$evolve" "${base[@]}" --final-time 0.3 --monitor-file tiny/m.csv
 else
   fail "cannot mount a private tmpfs (unshare -m needs root): the full-disk cases did not run"
 fi
@@ -49,6 +53,9 @@ expect 2 "takes more than" "$evolve" "${base[@]}" --final-time 1e308
 expect 2 "excision must be non-negative" "$evolve" "${base[@]}" --excision -1
 expect 2 "unknown option '--bogus'" "$evolve" "${base[@]}" --bogus
 expect 2 "past --final-time 0.2" "$evolve" "${base[@]}" --final-time 0.2 --restart half.h5
+ln -sf loop-b loop-a && ln -sf loop-a loop-b
+expect 1 "restart file 'loop-a' cannot be read: Too many levels of symbolic links" "$evolve" "${base[@]}" --restart loop-a
+expect 1 "restart file '/dev/zero' cannot be read: not a regular file" "$evolve" "${base[@]}" --restart /dev/zero
 
 echo "=== checkpoints with flipped bits: refused, or the same answer"
 refused=0 same=0

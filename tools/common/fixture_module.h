@@ -2,6 +2,8 @@
 // A .tn fixture compiled at run time into a loadable kernel module: Tensorium_cc emits the
 // object and host header, a small C file exports the module tables, the C compiler links them
 // with the OpenMP runtime. The same steps as tensorium_add_kernel(... MODULE) in CMake.
+#include "tensorium_mlir/Support/InputFile.h"
+
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -36,8 +38,8 @@ inline int runCommand(const std::string &command, std::string &output) {
 inline std::string compileFixtureModule(const std::string &fixture, const std::string &directory, const std::string &name,
                                         const std::string &tensoriumCc, const std::string &cCompiler,
                                         const std::string &openmpLibrary) {
-  if (!std::ifstream(fixture).good())
-    throw std::runtime_error("cannot read fixture '" + fixture + "'");
+  if (const std::string problem = tensorium_mlir::support::inputFileProblem(fixture); !problem.empty())
+    throw std::runtime_error("cannot read fixture '" + fixture + "': " + problem);
   const std::string object = directory + "/" + name + ".o", header = directory + "/" + name + ".h",
                     exports = directory + "/" + name + "_exports.c", module = directory + "/lib" + name + ".so";
   std::string output;

@@ -501,6 +501,12 @@ int run(int argc, char **argv, int rank) {
         csv << "\n" << std::flush;
       }
     }
+    // A monitor row that could not be written (a full disk) ends the run on every rank; the
+    // table keeps its .partial name.
+    int written = !csv.is_open() || csv.good();
+    MPI_Bcast(&written, 1, MPI_INT, 0, comm);
+    if (!written)
+      throw DistributedError("writing the monitor table " + csvPartial + " failed");
     if (!std::isfinite(c.l2H) || !std::isfinite(c.maxH) || !std::isfinite(c.l2M))
       throw DistributedError("the evolution became non-finite at t = " + std::to_string(e.time()));
   };

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <optional>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -86,9 +87,10 @@ double pointListBytes(double points, double unknowns) { return points * (24.0 + 
 /// Lines of a file, counted without holding it: an upper bound on the points it lists, known
 /// before anything is allocated for them.
 double countLines(const std::string &path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw std::runtime_error("points file '" + path + "' is not a regular file");
+  if (const std::string problem = support::inputFileProblem(path, std::numeric_limits<std::uint64_t>::max());
+      !problem.empty())
+    throw std::runtime_error("points file '" + path + "' " +
+                             (problem == "not a regular file" ? "is not a regular file" : "cannot be read: " + problem));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw std::runtime_error("cannot read points file '" + path + "'");
@@ -314,6 +316,10 @@ int main(int argc, char **argv) {
     }
   } cleanup{scratch};
   if (!fixture.empty()) {
+    if (const std::string problem = support::inputFileProblem(fixture); !problem.empty()) {
+      std::cerr << "tensorium-solve: cannot read fixture '" << fixture << "': " << problem << "\n";
+      return 2;
+    }
     std::error_code noTemp;
     const std::filesystem::path temp = std::filesystem::temp_directory_path(noTemp);
     std::string pattern = ((noTemp ? std::filesystem::path("/tmp") : temp) / "tensorium-solve-XXXXXX").string();
