@@ -23,7 +23,7 @@ void UniformGridStorage::build(const std::vector<PlannedKernel> &kernels, std::v
   paramNames_ = std::move(paramNames);
   const int64_t points = shape.points();
   for (const PlannedKernel &k : kernels) {
-    KernelBinding binding{k.symbol, k.kind, k.stencilRadius, k.paramCount, {}};
+    KernelBinding binding{k.symbol, k.kind, k.stencilRadius, k.paramCount, {}, {}};
     for (const PlannedBuffer &b : k.buffers) {
       auto it = index_.find(b.name);
       if (it == index_.end()) {
@@ -43,6 +43,7 @@ void UniformGridStorage::build(const std::vector<PlannedKernel> &kernels, std::v
       if (b.role == abi::HostBufferRole::Output)
         sb.role = abi::HostBufferRole::Output;
       binding.buffers.push_back(it->second);
+      binding.writes.push_back(b.written);
     }
     kernels_.push_back(std::move(binding));
   }
@@ -75,6 +76,18 @@ std::span<double> UniformGridStorage::buffer(const std::string &name) {
 
 std::span<const double> UniformGridStorage::buffer(const std::string &name) const {
   const StorageBuffer &b = bufferInfo(name);
+  return {arena_.data() + b.offset, b.size};
+}
+
+std::span<const double> UniformGridStorage::kernelOutput(const std::string &name, const std::string &reader) const {
+  const StorageBuffer &b = bufferInfo(name);
+  if (b.writtenBy.empty()) {
+    std::string invoked;
+    for (const std::string &k : invoked_)
+      invoked += (invoked.empty() ? "" : ", ") + k;
+    throw StorageError("buffer '" + name + "' is read by " + reader + " but no invoked kernel wrote it (invoked: " +
+                       (invoked.empty() ? "none" : invoked) + ")");
+  }
   return {arena_.data() + b.offset, b.size};
 }
 
@@ -123,6 +136,11 @@ void UniformGridStorage::invoke(std::span<const tensorium_host_kernel_adapter> a
   if (isFlatGridKind(k.kind))
     extents[0] = shape_.points();
   adapter->invoke(extents, spacing.data(), params.data(), pointers.data(), sizes.data());
+  for (size_t i = 0; i < k.buffers.size(); ++i)
+    if (k.writes[i])
+      buffers_[k.buffers[i]].writtenBy = symbol;
+  if (std::find(invoked_.begin(), invoked_.end(), symbol) == invoked_.end())
+    invoked_.push_back(symbol);
 }
 
 std::vector<std::pair<std::string, std::string>> UniformGridStorage::eulerUpdatePairsFromDerivativePrefix() const {

@@ -62,9 +62,9 @@ struct ADMFields {
   std::vector<double> gamma, gammaU, Kij;
 };
 
-/// The initial data of an exact-slice fixture (`tensorium_init_grid_affine`: alpha, gamma_ij,
-/// gamma^ij from its metric4 and split_3p1) at the grid's points; coordinates named as the
-/// fixture declares them (x, y, z or r, theta, phi). K_ij = 0 for these static slices.
+/// The initial data of an exact-slice fixture at the grid's points (alpha, gamma_ij, gamma^ij
+/// and, when asked for, K_ij from its metric4 and split_3p1); coordinates named as the fixture
+/// declares them (x, y, z or r, theta, phi).
 struct ExactSlice {
   ADMFields adm;
   std::vector<double> alpha;
@@ -128,9 +128,16 @@ void invert3(std::span<const double> m, std::span<double> inv, size_t n, size_t 
 
 ADMFields toADM(const BSSNState &s);
 
+/// The slice kernel of a metric4 fixture, which writes whatever its split_3p1 maps (K_ij, beta,
+/// the BSSN variables) from the metric and its time derivatives.
+inline constexpr const char *kSliceKernelSymbol = "tensorium_init_slice_grid_affine";
+
+/// alpha, gamma_ij and gamma^ij from `tensorium_init_grid_affine`; K_ij (adm.Kij, else empty)
+/// only with `extrinsicCurvature`, from the slice kernel when the fixture has one. A K_ij that
+/// no invoked kernel wrote (a split_3p1 without `Kij`) is a StorageError naming the buffer,
+/// never zeros.
 ExactSlice exactSlice(const std::string &kind, const Grid &g, std::vector<double> params);
-/// The same from a given exact-slice module (K_ij from its `Kij` buffer when it has one).
-ExactSlice exactSlice(const LoadedModule &m, const Grid &g, std::vector<double> params);
+ExactSlice exactSlice(const LoadedModule &m, const Grid &g, std::vector<double> params, bool extrinsicCurvature = false);
 
 /// BSSN variables of a conformally flat slice with K_ij = 0: chi = det(gamma)^(-1/3),
 /// gammatilde = chi gamma (= delta to round-off), Gammatilde^i = 0, Atilde = K = 0.
@@ -152,9 +159,12 @@ ConstraintNorms evaluateConstraints(const LoadedModule &m, const Grid &g, const 
 /// A module by its path (loaded once).
 const LoadedModule &moduleAt(const std::string &path);
 
-/// Fills observed orders, prints the table and the verdict: the order between the two finest
-/// spacings within 0.3 of the finite-difference order, for H and for |M| when M is not at
-/// round-off.
+/// An L2 constraint norm below this is round-off: the data satisfy that constraint exactly.
+inline constexpr double kConstraintRoundOff = 1e-12;
+
+/// Fills observed orders, prints the table and the verdict: for H and |M| each, either at
+/// round-off on every grid (exact data) or the order between the two finest spacings within
+/// `tolerance` of the expected one.
 void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what, const std::string &verdictName, int expected, Report &report, double tolerance = 0.3, bool judgeMomentum = true);
 
 /// Zero in the balls r <= excision around the punctures, rising smoothly to 1 at excision +

@@ -31,18 +31,21 @@ std::string missingForRole(const std::string &modulePath, const std::string &rol
     return e.what();
   }
   const bool data = role == "data";
-  const std::string kernel = data ? "tensorium_init_grid_affine" : "tensorium_residual_grid_parallel";
+  // Exact-slice data come from the slice kernel, the only one that writes K_ij.
+  const std::string kernel = data ? kSliceKernelSymbol : "tensorium_residual_grid_parallel";
   const std::vector<std::string> needed =
-      data ? std::vector<std::string>{"x", "y", "z", "gamma", "gammaU"}
+      data ? std::vector<std::string>{"x", "y", "z", "alpha", "gamma", "gammaU", "Kij"}
            : std::vector<std::string>{"gamma", "gammaU", "Kij", "H"};
   std::vector<std::string> have;
   if (!kernelBuffers(m->module->tables(), kernel, have))
-    return "its program has no " + kernel + (data ? " kernel (an initial_data block with metric4 and split_3p1 into gamma and gammaU)"
-                                                  : " kernel (a constraints block over gamma, gammaU and Kij)");
+    return "its program has no " + kernel +
+           (data ? " kernel: the constraints need K_ij, so the initial_data block's split_3p1 must map Kij -> Kij[i,j] "
+                   "(besides alpha, gamma and gammaU; a static metric4 with zero shift gives K_ij = 0)"
+                 : " kernel (a constraints block over gamma, gammaU and Kij)");
   for (const std::string &b : needed)
     if (std::find(have.begin(), have.end(), b) == have.end())
       return "its kernel " + kernel + " has no buffer '" + b + "'" +
-             (data ? " (exact-slice data are Cartesian: x, y, z in, gamma and gammaU out)" : "");
+             (data ? " (exact-slice data are Cartesian: x, y, z in; alpha, gamma, gammaU and Kij out)" : "");
   return "";
 }
 
@@ -83,7 +86,7 @@ void runConstraintStudy(const ConstraintStudy &study, Report &report) {
     const Grid g = localGrid(part);
     const auto start = std::chrono::steady_clock::now();
     ADMFields adm = solution ? toADM(handoffState(g, *solution))
-                             : exactSlice(moduleAt(study.dataModule), g, study.dataParameters).adm;
+                             : exactSlice(moduleAt(study.dataModule), g, study.dataParameters, true).adm;
     const Mask mask = study.region.mask(g) * ownedMask(part);
     for (const auto &[order, path] : study.constraintModules)
       byOrder[order].push_back({"constraints", order, n, g.h[0], evaluateConstraints(moduleAt(path), g, adm, mask)});

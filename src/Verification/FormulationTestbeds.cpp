@@ -240,7 +240,6 @@ const std::vector<std::string> &testbedNames() {
 
 namespace {
 const char *const kSliceBuffers[] = {"x", "y", "z", "alpha", "beta", "chi", "gammatilde", "K", "Atilde", "Gammatilde"};
-constexpr const char *kSliceKernel = "tensorium_init_slice_grid_affine";
 
 /// The BSSN state of a slice kernel at time t on the points of g (B = 0).
 BSSNState sliceState(const LoadedModule &m, const Grid &g, std::vector<double> params, int timeParameter, double t) {
@@ -253,11 +252,11 @@ BSSNState sliceState(const LoadedModule &m, const Grid &g, std::vector<double> p
           c[g.index(i, j, k)] = g.at(i, j, k)[static_cast<size_t>(a)];
   }
   params[static_cast<size_t>(timeParameter)] = t;
-  storage.invoke(m.adapters(), kSliceKernel, params, {g.h[0], g.h[1], g.h[2]});
+  storage.invoke(m.adapters(), kSliceKernelSymbol, params, {g.h[0], g.h[1], g.h[2]});
   BSSNState s(g.points());
   for (auto [name, values] : bssnFields(s))
     if (std::string(name) != "B") {
-      std::span<double> b = storage.buffer(name);
+      std::span<const double> b = storage.kernelOutput(name, "the exact solution");
       values->assign(b.begin(), b.end());
     }
   return s;
@@ -273,7 +272,7 @@ std::string missingSliceOutputs(const std::string &modulePath) {
   }
   const tensorium_module_tables &t = m->module->tables();
   for (int k = 0; k < t.kernel_count; ++k)
-    if (std::string(t.kernels[k].symbol) == kSliceKernel) {
+    if (std::string(t.kernels[k].symbol) == kSliceKernelSymbol) {
       for (const char *b : kSliceBuffers) {
         bool found = false;
         for (int i = 0; i < t.kernels[k].buffer_count; ++i)
@@ -287,7 +286,7 @@ std::string missingSliceOutputs(const std::string &modulePath) {
         hasTime = hasTime || std::string(t.param_names[i]) == "t";
       return hasTime ? "" : "its metric4 does not depend on the reserved time t";
     }
-  return std::string("its program has no ") + kSliceKernel +
+  return std::string("its program has no ") + kSliceKernelSymbol +
          " kernel (an initial_data block whose split_3p1 maps beta, Kij or the BSSN variables)";
 }
 

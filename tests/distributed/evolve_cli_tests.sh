@@ -40,12 +40,14 @@ mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 
 for f in snap.h5.partial snap.xmf.partial monitor.csv.partial; do [ ! -e $f ] || fail "$f left after a finished run"; done
 
 echo "=== a fixture compiled at run time, exact initial data from a fixture's init kernel, 1 vs 2 ranks"
-exact=(--fixture "$fixtures/gr/bssn_evolution_3d.tn" --initial-data "$fixtures/gr/schwarzschild_isotropic_3d.tn"
-       --initial-params 1 --track 0,0,0 --excision 1 --grid 20 --extent 5 --final-time 0.5 --monitor-every 2)
+# Brill-Lindquist with m1 = 1 at the origin and m2 = 0: Schwarzschild's isotropic slice, whose
+# slice kernel gives K_ij (= 0) with the metric.
+exact=(--fixture "$fixtures/gr/bssn_evolution_3d.tn" --initial-data "$fixtures/gr/brill_lindquist_3d.tn"
+       --initial-params 1,0,0,0,0,0,0,0 --track 0,0,0 --excision 1 --grid 20 --extent 5 --final-time 0.5 --monitor-every 2)
 timeout 300 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact1.h5 > exact1.log || fail "exact data, 1 process"
 mpi 2 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact2.h5 > exact2.log || fail "exact data, 2 ranks"
 "$compare" exact1.h5 /checkpoint/state exact2.h5 /checkpoint/state || fail "exact data: 2 ranks differ from 1"
-grep -q "initial data from .*schwarzschild_isotropic_3d.tn" exact2.log || fail "initial data not reported"
+grep -q "initial data from .*brill_lindquist_3d.tn" exact2.log || fail "initial data not reported"
 
 expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr once, no out.h5
   local pattern=$1
@@ -70,7 +72,8 @@ expect_error "not an rhs grid kernel\|no tensorium_rhs_grid_parallel\|unknown ke
   mpi 2 "$evolve" "${base[@]}" --module "$(dirname "$evolve")/../verification/libverify_constraints_o4.so"
 expect_error "failed validation" mpi 2 "$evolve" "${base[@]}" --module "$bad_module"
 expect_error "compiling .*assign_to_param.tn failed" mpi 2 "$evolve" "${base[@]}" --fixture "$fixtures/errors/assign_to_param.tn"
-expect_error "takes 1 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
+expect_error "split_3p1 must map Kij" mpi 2 "$evolve" "${exact[@]}" --initial-data "$fixtures/gr/schwarzschild_isotropic_3d.tn" --initial-params 1
+expect_error "takes 8 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
 expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
 expect_error "expects a finite number" "$evolve" --b nan
 expect_error "unexpected argument '.*bssn_evolution_3d.tn'" "$evolve" "$fixtures/gr/bssn_evolution_3d.tn" --grid 12
@@ -85,7 +88,7 @@ expect_error "two-puncture solve at --npoints 1000,1000,1000 needs an estimated"
 # A run that fails after its outputs were opened: the snapshot file and the monitor table stay
 # under their .partial names, never looking complete.
 rm -f monitor.csv
-expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300 --monitor-file monitor.csv
+expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300,0,0,0,0,0,0,0 --monitor-file monitor.csv
 [ ! -e monitor.csv ] && [ ! -e out.xmf ] || fail "a failed run left a complete-looking monitor table or index"
 
 echo "failures: $failures"

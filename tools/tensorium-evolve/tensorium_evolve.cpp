@@ -49,8 +49,8 @@ const char *kUsage =
     "  --b B --m1 M --m2 M --p1 x,y,z --p2 x,y,z --s1 x,y,z --s2 x,y,z --npoints nA,nB,nphi\n"
     "  (defaults: b = 1.5, m1 = m2 = 0.5, at rest, npoints 24,24,12; precollapsed lapse psi^-2)\n"
     "  or an exact solution: --initial-data FILE.tn|FILE.so --initial-params p1,p2,...: the fixture's\n"
-    "  init grid kernel gives alpha and gamma_ij on Cartesian x, y, z (K_ij from a Kij buffer if it\n"
-    "  writes one, else 0); --track x,y,z (repeatable) tracks and excises points such as punctures\n"
+    "  slice kernel gives alpha, gamma_ij, K_ij (its split_3p1 must map Kij) and, when mapped, beta^i\n"
+    "  on Cartesian x, y, z; --track x,y,z (repeatable) tracks and excises points such as punctures\n"
     "evolution:\n"
     "  --order P            finite-difference order of the built BSSN and constraint modules (2, 4, 6; default 4)\n"
     "  --module FILE.so     evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)\n"
@@ -275,25 +275,26 @@ private:
   std::string scratch_;
 };
 
-/// BSSN variables from an exact-solution fixture's init grid kernel on the rank's ghosted box:
+/// BSSN variables from an exact-solution fixture's slice kernel on the rank's ghosted box:
 /// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
-/// gamma_ij K / 3) (K_ij from a Kij buffer when the kernel writes one, else 0),
-/// Gammatilde^i = -d_j gammatilde^ij (fourth-order centred differences), beta = B = 0.
+/// gamma_ij K / 3) with K_ij from the metric4 and its time derivatives, beta^i from the fixture
+/// when its split maps beta (else 0), Gammatilde^i = -d_j gammatilde^ij (fourth-order centred
+/// differences), B = 0. A fixture that gives no K_ij is refused: it is never taken as zero.
 void writeExactData(const runtime::KernelModule &m, const std::vector<double> &params,
                     runtime::UniformGridStorage &s, const DistributedGrid &g) {
   const KernelModuleTables t = tablesOf(m);
   const Box &b = g.ghosted();
   runtime::GeneratedHostStorage init(t.tables, {b.extent[0], b.extent[1], b.extent[2]});
-  std::string symbol;
-  for (const runtime::KernelBinding &k : init.kernels())
-    if (k.kind == "init_grid_affine" || (symbol.empty() && k.kind == "init_grid_scf"))
-      symbol = k.symbol;
-  if (symbol.empty())
-    throw DistributedError("the initial-data module has no init grid kernel");
-  for (const char *name : {"x", "y", "z", "alpha", "gamma"})
+  const std::string symbol = "tensorium_init_slice_grid_affine";
+  if (std::none_of(init.kernels().begin(), init.kernels().end(),
+                   [&](const runtime::KernelBinding &k) { return k.symbol == symbol; }))
+    throw DistributedError("the initial-data module has no " + symbol +
+                           " kernel: the evolution needs K_ij, so the fixture's split_3p1 must map Kij -> Kij[i,j] "
+                           "(a static metric4 with zero shift gives K_ij = 0)");
+  for (const char *name : {"x", "y", "z", "alpha", "gamma", "Kij"})
     if (!init.hasBuffer(name))
       throw DistributedError(std::string("the initial-data module has no buffer '") + name +
-                             "' (Cartesian x, y, z in; alpha and gamma_ij out)");
+                             "' (Cartesian x, y, z in; alpha, gamma_ij and K_ij out)");
   if (params.size() != init.binding(symbol).paramCount)
     throw DistributedError("the initial-data kernel takes " + std::to_string(init.binding(symbol).paramCount) +
                            " parameters (--initial-params), got " + std::to_string(params.size()));
@@ -307,12 +308,16 @@ void writeExactData(const runtime::KernelModule &m, const std::vector<double> &p
       }
   const auto &h = g.spec().spacing;
   init.invoke(t.adapters, symbol, params, {h[0], h[1], h[2]});
-  const bool curved = init.hasBuffer("Kij") && init.bufferInfo("Kij").written;
-  std::span<const double> gamma = std::as_const(init).buffer("gamma"), alpha = std::as_const(init).buffer("alpha");
+  const char *reader = "the evolution's initial data";
+  std::span<const double> gamma = init.kernelOutput("gamma", reader), alpha = init.kernelOutput("alpha", reader),
+                          Kij = init.kernelOutput("Kij", reader);
   std::span<double> chi = s.buffer("chi"), gt = s.buffer("gammatilde"), K = s.buffer("K"), At = s.buffer("Atilde"),
                     Gt = s.buffer("Gammatilde"), al = s.buffer("alpha"), gu = s.buffer("gammatildeU");
-  for (const char *name : {"beta", "B"})
-    std::fill(s.buffer(name).begin(), s.buffer(name).end(), 0.0);
+  std::fill(s.buffer("B").begin(), s.buffer("B").end(), 0.0);
+  if (init.hasBuffer("beta") && !init.bufferInfo("beta").writtenBy.empty())
+    std::copy_n(init.kernelOutput("beta", reader).begin(), 3 * n, s.buffer("beta").begin());
+  else
+    std::fill(s.buffer("beta").begin(), s.buffer("beta").end(), 0.0);
   std::fill(Gt.begin(), Gt.end(), 0.0);
   for (size_t p = 0; p < n; ++p) {
     auto m3 = [&](std::span<const double> a, int r, int c) { return a[static_cast<size_t>(3 * r + c) * n + p]; };
@@ -327,16 +332,10 @@ void writeExactData(const runtime::KernelModule &m, const std::vector<double> &p
   computeInverseConformalMetric(s);
   for (size_t p = 0; p < n; ++p) {
     double trace = 0;
-    if (curved) {
-      std::span<const double> Kij = std::as_const(init).buffer("Kij");
-      for (size_t c = 0; c < 9; ++c)
-        trace += chi[p] * gu[c * n + p] * Kij[c * n + p]; // gamma^ij = chi gammatilde^ij
-      for (size_t c = 0; c < 9; ++c)
-        At[c * n + p] = chi[p] * (Kij[c * n + p] - gamma[c * n + p] * trace / 3);
-    } else {
-      for (size_t c = 0; c < 9; ++c)
-        At[c * n + p] = 0;
-    }
+    for (size_t c = 0; c < 9; ++c)
+      trace += chi[p] * gu[c * n + p] * Kij[c * n + p]; // gamma^ij = chi gammatilde^ij
+    for (size_t c = 0; c < 9; ++c)
+      At[c * n + p] = chi[p] * (Kij[c * n + p] - gamma[c * n + p] * trace / 3);
     K[p] = trace;
   }
   const int64_t stride[3] = {b.extent[1] * b.extent[2], b.extent[2], 1};

@@ -33,7 +33,8 @@ struct StorageBuffer {
   std::string name;
   unsigned componentCount = 1;
   abi::HostBufferRole role = abi::HostBufferRole::Field;
-  bool written = false; // by any kernel
+  bool written = false; // by any kernel of the module (its plan)
+  std::string writtenBy; // the last invoked kernel that wrote it; empty until one has
   size_t offset = 0;    // into the arena, in scalars
   size_t size = 0;      // componentCount * points
 };
@@ -44,6 +45,7 @@ struct KernelBinding {
   int stencilRadius = -1;
   size_t paramCount = 0;
   std::vector<size_t> buffers; // storage buffer ids in the kernel's descriptor order
+  std::vector<bool> writes;    // whether the kernel writes each of them
 };
 
 /// The generated C tables of one module (from its generated host header).
@@ -73,6 +75,10 @@ public:
   const StorageBuffer &bufferInfo(const std::string &name) const;
   std::span<double> buffer(const std::string &name);
   std::span<const double> buffer(const std::string &name) const;
+  /// A buffer that an invoked kernel has written, for `reader` to read; throws StorageError
+  /// naming the buffer, the reader and the kernels invoked so far when none wrote it (its
+  /// values would be the arena's zeros).
+  std::span<const double> kernelOutput(const std::string &name, const std::string &reader) const;
   /// Rank-1 descriptor of a logical buffer, pointing into the arena.
   tensorium_memref1d_f64 descriptor(const std::string &name);
   const KernelBinding &binding(const std::string &symbol) const;
@@ -106,6 +112,7 @@ protected:
 private:
   GridShape shape_;
   unsigned dimension_ = 3;
+  std::vector<std::string> invoked_; // kernels invoked so far, in order, each once
   std::vector<StorageBuffer> buffers_;
   std::map<std::string, size_t> index_;
   std::vector<KernelBinding> kernels_;

@@ -143,3 +143,34 @@ TEST(GeneratedHostStorage, RejectsMalformedTables) {
   EXPECT_THROW(GeneratedHostStorage(t, {8, 8, 8}), StorageError);
   EXPECT_THROW(GeneratedHostStorage(tables(), {0, 8, 8}), StorageError);
 }
+
+TEST(GeneratedHostStorage, ReadingABufferNoInvokedKernelWroteIsAnErrorNotZeros) {
+  GridShape g{8, 8, 8};
+  const double h = 0.1;
+  GeneratedHostStorage s(tables(), g);
+  fillInputs(s, h);
+  // Before any kernel ran, an output holds the arena's zeros: reading it as a result is refused,
+  // naming the buffer, the reader and what was invoked.
+  try {
+    s.kernelOutput("dgamma", "the test");
+    FAIL() << "an unwritten output was readable";
+  } catch (const StorageError &e) {
+    EXPECT_NE(std::string(e.what()).find("buffer 'dgamma' is read by the test but no invoked kernel wrote it "
+                                         "(invoked: none)"),
+              std::string::npos)
+        << e.what();
+  }
+  // An input that the host filled is not a kernel's output either.
+  EXPECT_THROW(s.kernelOutput("gamma", "the test"), StorageError);
+  const double params[2] = {0.75, 0.3};
+  s.invoke(adapters(), "tensorium_rhs_grid_affine", params, {h, h, h});
+  const std::span<const double> d = s.kernelOutput("dgamma", "the test");
+  EXPECT_EQ(d.data(), s.buffer("dgamma").data());
+  EXPECT_EQ(s.bufferInfo("dgamma").writtenBy, "tensorium_rhs_grid_affine");
+  try {
+    s.kernelOutput("gamma", "the test");
+    FAIL() << "an input was taken for a kernel's output";
+  } catch (const StorageError &e) {
+    EXPECT_NE(std::string(e.what()).find("(invoked: tensorium_rhs_grid_affine)"), std::string::npos) << e.what();
+  }
+}
