@@ -204,7 +204,7 @@ EVOLVE_OPTIONS = {
 
 
 def evolve_arguments(rng):
-    words = ["--grid", rng.choice(["8", "10", "12"]), "--npoints", "8,8,4", "--final-time", "0.05"]
+    words = ["--grid", rng.choice(["14", "16"]), "--npoints", "8,8,4", "--final-time", "0.05"]
     for _ in range(rng.randint(1, 4)):
         option = rng.choice(list(EVOLVE_OPTIONS))
         words += [option, rng.choice(EVOLVE_OPTIONS[option])]

@@ -52,6 +52,12 @@ echo "=== out-of-range step counts and arguments"
 expect 2 "takes more than" "$evolve" "${base[@]}" --final-time 1e308
 expect 2 "excision must be non-negative" "$evolve" "${base[@]}" --excision -1
 expect 2 "unknown option '--bogus'" "$evolve" "${base[@]}" --bogus
+# Constraint norms of an empty region are refused, not printed as zeros.
+expect 2 "the constraint-norm region holds no grid point" "$evolve" "${base[@]}" --grid 12
+expect 2 "the constraint-norm region holds no grid point (--norm-box 0.1" "$evolve" "${base[@]}" --grid 16 --norm-box 0.1
+expect 2 "norm-box must be positive" "$evolve" "${base[@]}" --norm-box -1
+timeout 60 "$evolve" "${base[@]}" --final-time 0.125 --norm-box 1.5 > normbox.log 2>&1 || fail "a run with --norm-box"
+grep -q "constraint norms over |x|, |y|, |z| <= 1.5" normbox.log || fail "the norm region is not recorded in the output"
 expect 2 "past --final-time 0.2" "$evolve" "${base[@]}" --final-time 0.2 --restart half.h5
 ln -sf loop-b loop-a && ln -sf loop-a loop-b
 expect 1 "restart file 'loop-a' cannot be read: Too many levels of symbolic links" "$evolve" "${base[@]}" --restart loop-a

@@ -62,6 +62,9 @@ const char *kUsage =
     "  --final-time T (default 1)  --cfl C: dt = C h (default 0.25)  --integrator rk4|ssprk3\n"
     "  --eta E (Gamma-driver damping, default 2)  --ko-sigma S (Kreiss-Oliger, default 0.1)\n"
     "  --excision R         constraint norms skip r < R around each puncture (default: max(m1, m2))\n"
+    "  --norm-box R         constraint norms only over |x|, |y|, |z| <= R: a region fixed in physical\n"
+    "                       units, the same on every grid (default: all points two ghost widths from\n"
+    "                       the faces, a region that grows towards the faces as h shrinks)\n"
     "output:\n"
     "  --monitor-every K    progress line every K steps (default 1); --monitor-file FILE.csv\n"
     "  --output FILE.h5 --output-every K   snapshots (state, XDMF index FILE.xmf)\n"
@@ -79,6 +82,7 @@ struct Options {
   long grid = 48;
   double extent = 6, finalTime = 1, cfl = 0.25, eta = 2, koSigma = 0.1;
   std::optional<double> excision; // default: the larger mass, or 0.5 for exact data
+  std::optional<double> normBox;  // constraint norms over |x_a| <= normBox
   int ghost = 0;
   TimeIntegrator integrator = TimeIntegrator::RK4;
   long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
@@ -106,7 +110,7 @@ Options parse(int argc, char **argv) {
     static const std::set<std::string> known{
         "--b", "--m1", "--m2", "--p1", "--p2", "--s1", "--s2", "--npoints", "--order", "--module",
         "--constraints-module", "--fixture", "--initial-data", "--initial-params", "--track", "--grid", "--extent",
-        "--ghost", "--final-time", "--cfl", "--eta", "--ko-sigma", "--excision", "--integrator", "--monitor-every",
+        "--ghost", "--final-time", "--cfl", "--eta", "--ko-sigma", "--excision", "--norm-box", "--integrator", "--monitor-every",
         "--monitor-file", "--output", "--output-every", "--checkpoint", "--checkpoint-every", "--restart"};
     if (!known.count(arg))
       throw UsageError("unknown option '" + arg + "'");
@@ -150,6 +154,7 @@ Options parse(int argc, char **argv) {
     else if (arg == "--eta") o.eta = parseNumber(arg, v);
     else if (arg == "--ko-sigma") o.koSigma = parseNumber(arg, v);
     else if (arg == "--excision") o.excision = parseNumber(arg, v);
+    else if (arg == "--norm-box") o.normBox = parseNumber(arg, v);
     else if (arg == "--integrator") {
       if (v == "rk4") o.integrator = TimeIntegrator::RK4;
       else if (v == "ssprk3") o.integrator = TimeIntegrator::SSPRK3;
@@ -181,6 +186,8 @@ Options parse(int argc, char **argv) {
     throw UsageError("--checkpoint-every needs --checkpoint FILE.h5");
   if (!o.fixture.empty() && !o.module.empty())
     throw UsageError("give --module or --fixture, not both");
+  if (o.normBox && !(*o.normBox > 0))
+    throw UsageError("--norm-box must be positive");
   if (o.excision && !(*o.excision >= 0))
     throw UsageError("--excision must be non-negative (0: no excision)");
   if (!o.excision)
@@ -438,6 +445,21 @@ int run(int argc, char **argv, int rank) {
                      std::to_string(e.stepNumber()) + "), past --final-time " + shortNumber(o.finalTime));
   if (rank == 0 && !o.restart.empty() && e.stepNumber() == lastStep)
     std::printf("the restart file is already at --final-time %g: no steps to take\n", o.finalTime);
+  // The constraint-norm region: points two ghost widths from the faces (their ghosts are
+  // boundary fill) and, with --norm-box, inside the box. An empty one is refused now, before any
+  // output exists, instead of printing norms of nothing.
+  const int64_t margin = 2 * static_cast<int64_t>(e.grid().spec().ghostWidth);
+  int64_t regionPoints = 1;
+  for (size_t a = 0; a < 3; ++a) {
+    int64_t count = 0;
+    for (int64_t i = margin; i < e.grid().spec().points[a] - margin; ++i)
+      count += !o.normBox || std::abs(e.grid().spec().lower[a] + static_cast<double>(i) * e.grid().spec().spacing[a]) <= *o.normBox;
+    regionPoints *= count;
+  }
+  if (regionPoints == 0)
+    throw UsageError("the constraint-norm region holds no grid point (" +
+                     (o.normBox ? "--norm-box " + shortNumber(*o.normBox) + " and " : std::string()) + "points " +
+                     std::to_string(margin) + " or more from the faces of a " + std::to_string(o.grid) + "^3 grid)");
   if (rank == 0) {
     const auto p = e.grid().ranksPerAxis();
     // Process, engine and constraint storage (29 values per ghosted point) of rank 0.
@@ -447,6 +469,14 @@ int run(int argc, char **argv, int rank) {
                 "%s, %d values per point\n",
                 o.grid, o.extent, o.extent, h, dt, lastStep, o.finalTime, e.grid().size(), p[0], p[1], p[2],
                 e.grid().spec().ghostWidth, integratorName(o.integrator), e.grid().dof());
+    if (o.normBox)
+      std::printf("constraint norms over |x|, |y|, |z| <= %g outside r < %g around the tracked points (%ld points "
+                  "before excision)\n",
+                  *o.normBox, *o.excision, static_cast<long>(regionPoints));
+    else
+      std::printf("constraint norms over the points %ld or more from the faces outside r < %g around the tracked points "
+                  "(%ld points before excision; --norm-box fixes the region in physical units)\n",
+                  static_cast<long>(margin), *o.excision, static_cast<long>(regionPoints));
   }
   // Outputs are created only now, after every input has been checked.
   std::unique_ptr<SnapshotWriter> snapshots;
@@ -470,6 +500,8 @@ int run(int argc, char **argv, int rank) {
     csv << "\n";
   }
   auto excluded = [&](const std::array<double, 3> &x) {
+    if (o.normBox && (std::abs(x[0]) > *o.normBox || std::abs(x[1]) > *o.normBox || std::abs(x[2]) > *o.normBox))
+      return true;
     for (const auto &c : tracker.positions())
       if (std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) < *o.excision)
         return true;
