@@ -39,8 +39,9 @@ using verification::manufacturedMemoryEstimate;
 namespace {
 
 verification::ManufacturedSolver gSolver;
-/// Where a study file gave the resolutions, so that a memory refusal points at them.
-std::string gResolutionsLocation;
+/// Where a study file gave the resolutions, so that a memory refusal points at them, and the
+/// study's name for its JUnit report.
+std::string gResolutionsLocation, gStudyName;
 
 int refuseMemory(const runtime::InsufficientMemory &e) {
   if (gResolutionsLocation.empty())
@@ -64,8 +65,8 @@ std::vector<int> parseResolutions(const std::string &text) {
 int usage(const char *message) {
   if (message)
     std::cerr << "tensorium-converge: error: " << message << "\n";
-  std::cerr << "usage: tensorium-converge STUDY.toml [--set key=value]... [--csv FILE] [--json] [--plot FILE.png]\n"
-               "       tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json]\n"
+  std::cerr << "usage: tensorium-converge STUDY.toml [--set key=value]... [--csv FILE] [--json] [--junit FILE.xml] [--plot FILE.png]\n"
+               "       tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json] [--junit FILE.xml]\n"
                "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
                "                                            modal-laplacian-shift|mapped-fd-laplacian-shift|\n"
                "                                            mapped-fd-multigrid]\n"
@@ -117,6 +118,7 @@ int runStudyFile(int argc, char **argv) {
     if (study.suite != "two-puncture" && study.configuration != "both")
       study.fail("solver.configuration", "only the two-puncture suite has configurations");
     gResolutionsLocation = study.locate("grid.resolutions");
+    gStudyName = study.name;
     std::string resolutions;
     for (int n : study.resolutions)
       resolutions += (resolutions.empty() ? "" : ",") + std::to_string(n);
@@ -155,7 +157,7 @@ int runSuite(int argc, char **argv) {
   }
   std::vector<int> resolutions{6, 8, 10, 12, 14};
   bool resolutionsGiven = false;
-  std::string csv, plot, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
+  std::string csv, plot, junit, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
   bool json = false, memoryEstimateOnly = false;
   try {
     for (int i = 2; i < argc; ++i) {
@@ -167,6 +169,8 @@ int runSuite(int argc, char **argv) {
         configuration = argv[++i];
       else if (arg == "--csv" && i + 1 < argc)
         csv = argv[++i];
+      else if (arg == "--junit" && i + 1 < argc)
+        junit = argv[++i];
       else if (arg == "--plot" && i + 1 < argc)
         plot = argv[++i];
       else if (arg == "--kernel-dir" && i + 1 < argc)
@@ -190,6 +194,8 @@ int runSuite(int argc, char **argv) {
       csv = plot + ".csv";
     if (!csv.empty())
       tensorium_cli::requireWritableOutput("--csv", csv);
+    if (!junit.empty())
+      tensorium_cli::requireWritableOutput("--junit", junit);
   } catch (const std::exception &e) {
     return usage(e.what());
   }
@@ -202,6 +208,8 @@ int runSuite(int argc, char **argv) {
     study.progress = gSolver.progress;
     study.json = json;
     study.csv = csv;
+    study.junit = junit;
+    study.name = gStudyName.empty() ? "two-puncture" : gStudyName;
     study.modulePath = kernelDir + "/libconverge_two_puncture_hamiltonian_3d.so";
     if (!plot.empty())
       return usage("--plot draws manufactured-solution errors; use --csv for the two-puncture study");
@@ -318,6 +326,15 @@ int runSuite(int argc, char **argv) {
   if (fit.size() < 3)
     table << "note: fewer than three resolutions have an error above the round-off floor; choose coarser "
              "resolutions to observe the decay\n";
+  if (!junit.empty()) {
+    const std::string verdict = std::string(line).substr(0, std::strlen(line) - 1);
+    if (!tensorium_cli::writeFileAtomically(
+            junit, verification::junitXml(gStudyName.empty() ? suite->name : gStudyName,
+                                         {{"exponential convergence", pass, verdict, 0.0}}, table.str()))) {
+      std::cerr << "tensorium-converge: error: cannot write '" << junit << "'\n";
+      return 1;
+    }
+  }
   if (json) {
     std::cout << "{\"suite\": \"" << suite->name << "\", \"pass\": " << (pass ? "true" : "false")
               << ", \"slope\": " << slope << ", \"rows\": [";

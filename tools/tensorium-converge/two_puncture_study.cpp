@@ -3,12 +3,14 @@
 
 #include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
+#include "tensorium_mlir/Verification/Report.h"
 
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -93,6 +95,7 @@ Judgement judge(const std::vector<Row> &rows, bool admMass) {
 
 int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
   std::ostringstream table, jsonOut, csvOut;
+  std::vector<verification::Verdict> verdicts;
   csvOut << "configuration,n,nphi,unknowns,adm_mass,adm_difference,m1_adm,m2_adm,probe_max_difference,residual,newton,"
             "krylov,seconds,peak_kb,status\n";
   jsonOut << "{\"suite\": \"two-puncture\", \"configurations\": [";
@@ -175,6 +178,7 @@ int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
                     "difference < 1e-7, slope <= -0.15 where at least two differences lie above 1e-13)\n",
                     pass ? "EXPONENTIAL CONVERGENCE" : "FAIL", mass.decades, mass.slope, probes.decades, probes.slope);
       table << line;
+      verdicts.push_back({c.name + " exponential convergence", pass, std::string(line).substr(0, std::strlen(line) - 1)});
       if (c.name == "spinning")
         table << "note: spin curvature makes U only finitely differentiable at the punctures, so the rate is "
                  "slower than for boosted data (reported, not hidden by the threshold)\n";
@@ -204,6 +208,11 @@ int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
       std::cerr << "tensorium-converge: error: cannot write '" << options.csv << "'\n";
       return 1;
     }
+  }
+  if (!options.junit.empty() &&
+      !tensorium_cli::writeFileAtomically(options.junit, verification::junitXml(options.name, verdicts, table.str()))) {
+    std::cerr << "tensorium-converge: error: cannot write '" << options.junit << "'\n";
+    return 1;
   }
   return allPass ? 0 : 1;
 }

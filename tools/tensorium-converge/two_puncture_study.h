@@ -9,7 +9,8 @@ struct TwoPunctureStudyOptions {
   std::string configuration = "both";            // boosted, spinning or both
   int fourierPoints = 0;                         // 0: n / 2 rounded up to even, at least 4
   bool progress = false, json = false;
-  std::string csv, modulePath;
+  std::string csv, junit, modulePath; ///< junit: JUnit XML of the verdicts, one per configuration
+  std::string name = "two-puncture";  ///< the JUnit test suite's name
 };
 
 /// Runs the study, prints its table (or JSON) and verdict; returns the process exit status.
