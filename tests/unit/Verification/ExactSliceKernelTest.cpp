@@ -241,14 +241,15 @@ TEST(ExactSliceKernels, GaugeWave) {
 }
 
 TEST(ExactSliceKernels, ShiftedGaugeWave) {
-  // alpha = (1 + H)^(-1/2), beta^x = H / (1 + H), gamma_xx = 1 + H in closed form by the split;
+  // The published metric (Babiuc et al. 2008), -dt^2 + dx^2 + H (dt - dx)^2: g_tx = -H, so
+  // alpha = (1 + H)^(-1/2), beta^x = -H / (1 + H), gamma_xx = 1 + H in closed form by the split;
   // K_ij from differences of the 4-metric.
   const double A = 0.1, k = 2 * std::numbers::pi;
   auto g4 = [&](const Point &p) {
     const double H = A * std::sin(k * (p[1] - p[0]));
     Metric4 g{};
     g[0][0] = -(1 - H);
-    g[0][1] = g[1][0] = H;
+    g[0][1] = g[1][0] = -H;
     g[1][1] = 1 + H;
     g[2][2] = g[3][3] = 1;
     return g;
