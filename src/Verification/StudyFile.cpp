@@ -69,11 +69,20 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     k.erase("grid.orders"); // spectral
     return k;
   }();
-  return kind == "case"       ? builtin
-         : kind == "testbed"  ? testbed
-         : kind == "elliptic" ? elliptic
-         : kind == "problem"  ? problem
-                              : constraints;
+  static const std::set<std::string> spacetime = [] {
+    std::set<std::string> k{"study", "study.name", "study.description", "study.kind"};
+    for (const char *key : {"spacetime", "spacetime.fixture", "spacetime.parameters", "spacetime.claims", "sample",
+                            "sample.times", "sample.box", "sample.count", "sample.excision_centres", "sample.excision",
+                            "grid", "grid.steps", "grid.order", "verdict", "verdict.tolerance"})
+      k.insert(key);
+    return k;
+  }();
+  return kind == "case"        ? builtin
+         : kind == "testbed"   ? testbed
+         : kind == "elliptic"  ? elliptic
+         : kind == "problem"   ? problem
+         : kind == "spacetime" ? spacetime
+                               : constraints;
 }
 
 struct KeyValue {
@@ -189,7 +198,7 @@ private:
     for (auto &&[k, v] : t) {
       const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
       out.push_back({key, where(k.source(), path_), &v});
-      if (key == "data.parameters" || key == "testbed.parameters")
+      if (key == "data.parameters" || key == "testbed.parameters" || key == "spacetime.parameters")
         continue; // free-form parameter names, checked against the fixture
       if (const toml::table *sub = v.as_table())
         walk(*sub, key, out);
@@ -362,6 +371,60 @@ std::string fixtureAt(const Reader &r, const StudyFile &s, const std::string &ke
   if (const std::string problem = support::inputFileProblem(path); !problem.empty())
     r.fail(key, "cannot read fixture file '" + path + "': " + problem);
   return path;
+}
+
+/// kind = "spacetime": a metric4 fixture, the events to sample, the steps and the claims.
+void readSpacetimeStudy(const Reader &r, StudyFile &s) {
+  s.spacetimeFixture = fixtureAt(r, s, "spacetime.fixture");
+  for (const auto &[name, v] : r.entries("spacetime.parameters"))
+    s.spacetimeParameters.push_back({name, r.toDouble(*v, "spacetime.parameters." + name)});
+  const toml::array *claims = r.required("spacetime.claims").as_array();
+  if (!claims || claims->empty())
+    r.fail("spacetime.claims", "expected a non-empty array of claims (\"vacuum\", \"harmonic\")");
+  s.claimsVacuum = s.claimsHarmonic = false;
+  for (const toml::node &c : *claims) {
+    const std::optional<std::string> v = c.value<std::string>();
+    if (v && *v == "vacuum")
+      s.claimsVacuum = true;
+    else if (v && *v == "harmonic")
+      s.claimsHarmonic = true;
+    else
+      r.fail("spacetime.claims", "a claim is \"vacuum\" (R_ab = 0) or \"harmonic\" (box x^mu = 0)");
+  }
+  s.sampleTimes = r.numbers(r.required("sample.times"), "sample.times", 1, 64);
+  const toml::array *box = r.required("sample.box").as_array();
+  if (!box || box->size() != 2)
+    r.fail("sample.box", "expected [[lo_x, lo_y, lo_z], [hi_x, hi_y, hi_z]]");
+  s.sampleLo = r.point(*box->get(0), "sample.box");
+  s.sampleHi = r.point(*box->get(1), "sample.box");
+  for (size_t a = 0; a < 3; ++a)
+    if (!(s.sampleHi[a] > s.sampleLo[a]))
+      r.fail("sample.box", "hi must exceed lo along every axis");
+  const double count = r.number("sample.count", 16);
+  if (!(count >= 1 && count <= 4096) || count != std::floor(count))
+    r.fail("sample.count", "expected an integer in [1, 4096]");
+  s.sampleCount = static_cast<int>(count);
+  if (const toml::node *e = r.get("sample.excision_centres")) {
+    const toml::array *a = e->as_array();
+    if (!a)
+      r.fail("sample.excision_centres", "expected an array of points [[x, y, z], ...]");
+    for (const toml::node &c : *a)
+      s.sampleCentres.push_back(r.point(c, "sample.excision_centres"));
+  }
+  s.sampleExcision = r.number("sample.excision", 0);
+  if (s.sampleExcision < 0)
+    r.fail("sample.excision", "must not be negative");
+  s.steps = r.numbers(r.required("grid.steps"), "grid.steps", 2, 16);
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (!(s.steps[i] > 0) || s.steps[i] > 1 || (i && s.steps[i] >= s.steps[i - 1]))
+      r.fail("grid.steps", "expected decreasing steps in (0, 1]");
+  const double order = r.number("grid.order", 4);
+  if (order != 2 && order != 4 && order != 6)
+    r.fail("grid.order", "the spacetime check's stencils have order 2, 4 or 6");
+  s.spacetimeOrder = static_cast<int>(order);
+  s.tolerance = r.number("verdict.tolerance", 0.5);
+  if (!(s.tolerance > 0) || s.tolerance >= 1)
+    r.fail("verdict.tolerance", "must be in (0, 1): a tolerance of 1 or more cannot tell order p from p - 1");
 }
 
 void readConstraintStudy(const Reader &r, StudyFile &s) {
@@ -585,15 +648,17 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   s.path = path;
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
-  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem")
-    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem)");
+  if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem" &&
+      s.kind != "spacetime")
+    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem, spacetime)");
   std::vector<KeyValue> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
   for (const auto &[key, at, value] : keys) {
     if (!allowed.count(key) && !((key.rfind("data.parameters.", 0) == 0 && allowed.count("data.parameters")) ||
                                  (key.rfind("problem.parameters.", 0) == 0 && allowed.count("problem.parameters")) ||
-                                 (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters"))))
+                                 (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters")) ||
+                                 (key.rfind("spacetime.parameters.", 0) == 0 && allowed.count("spacetime.parameters"))))
       throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
     // A table of the schema (grid, verdict, data.parameters, ...) set to a plain value would
     // hide every key below it.
@@ -622,6 +687,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
       s.caseOptions.orders = orders;
   } else if (s.kind == "testbed") {
     readTestbed(r, s);
+  } else if (s.kind == "spacetime") {
+    readSpacetimeStudy(r, s);
   } else if (s.kind == "elliptic") {
     // Names are checked by the tool that knows its suites and preconditioners.
     s.suite = r.string("study.suite", "", true);

@@ -9,6 +9,7 @@
 #include "tensorium_mlir/Verification/Cases.h"
 #include "tensorium_mlir/Verification/ConstraintStudy.h"
 #include "tensorium_mlir/Verification/FormulationTestbeds.h"
+#include "tensorium_mlir/Verification/SpacetimeCheck.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
 #include "tensorium_mlir/Verification/Report.h"
 
@@ -171,6 +172,7 @@ int runStudyFile(int argc, char **argv) {
   verification::configureCases(gComm, gKernelDir);
   verification::StudyFile study;
   verification::ConstraintStudy constraints;
+  verification::SpacetimeStudy spacetime;
   tensorium_verify::FixtureModules modules(gComm, gRank, gKernelDir, TENSORIUM_VERIFY_SOURCE_DIR);
   try {
     study = verification::loadStudyFile(file, overrides);
@@ -186,6 +188,14 @@ int runStudyFile(int argc, char **argv) {
       } catch (const std::invalid_argument &e) {
         study.fail("grid.resolutions", e.what());
       }
+    } else if (study.kind == "spacetime") {
+      std::string path;
+      try {
+        path = modules.module(study.spacetimeFixture, 0);
+      } catch (const std::exception &e) {
+        study.fail("spacetime.fixture", e.what());
+      }
+      spacetime = verification::spacetimeStudyFrom(study, path);
     } else if (study.kind == "testbed") {
       if (!study.testbedFixture.empty()) {
         std::string path;
@@ -277,6 +287,8 @@ int runStudyFile(int argc, char **argv) {
       verification::runCase(study.builtinCase, o, report);
     else if (study.kind == "testbed")
       verification::runTestbed(study.testbed, report);
+    else if (study.kind == "spacetime")
+      verification::runSpacetimeStudy(spacetime, report);
     else
       verification::runConstraintStudy(constraints, report);
   });

@@ -7,6 +7,7 @@
 #include "tensorium_mlir/Verification/FormulationTestbeds.h"
 #include "tensorium_mlir/Verification/Norms.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -23,7 +24,7 @@ public:
 
 struct StudyFile {
   std::string path, name, description;
-  std::string kind; ///< "case" (a built-in case), "constraints", "testbed", "elliptic" or "problem"
+  std::string kind; ///< "case" (a built-in case), "constraints", "testbed", "elliptic", "problem" or "spacetime"
 
   // kind = "case"
   std::string builtinCase;
@@ -58,6 +59,19 @@ struct StudyFile {
   std::string problemFixture, problemBlock;
   std::vector<std::pair<std::string, double>> problemParameters;
   double minRatio = 10.0;
+
+  // kind = "spacetime" (tensorium-verify): the 4-Ricci tensor (and box x^mu) of a metric4
+  // fixture at sampled events, by finite differences at decreasing steps.
+  std::string spacetimeFixture;
+  std::vector<std::pair<std::string, double>> spacetimeParameters; ///< by name, without t
+  bool claimsVacuum = true, claimsHarmonic = false;
+  std::vector<double> sampleTimes;
+  std::array<double, 3> sampleLo{}, sampleHi{};
+  int sampleCount = 16;
+  std::vector<std::array<double, 3>> sampleCentres;
+  double sampleExcision = 0;
+  std::vector<double> steps;
+  int spacetimeOrder = 4;
 
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;
