@@ -1445,7 +1445,67 @@ private:
         }
       }
       planBoundaryKernels(out, block, g, s);
+      planExactKernels(out, block, g, s);
     }
+  }
+
+  /// One flat grid kernel per unknown component with an exact solution: its value and, when
+  /// declared, its tolerance at each given point.
+  void planExactKernels(std::vector<KernelPlan> &out, const ComputeBlock &block, ScalarGraph &g, Scalarizer &s) {
+    for (const ExactSolution &ex : block.exacts) {
+      if (!ex.target || !ex.target->field)
+        continue;
+      const std::vector<std::string> unknowns = spectralComponentNames(*ex.target->field);
+      for (size_t c = 0; c < unknowns.size(); ++c) {
+        Scalarizer::Env env;
+        if (ex.unknownHasIndexList && !ex.unknownIndices.empty())
+          env[ex.unknownIndices[0].name] = static_cast<int>(c);
+        std::vector<std::pair<const char *, NodeId>> outputs{{"value", s.eval(*ex.value, env)}};
+        if (ex.tolerance)
+          outputs.push_back({"tolerance", s.eval(*ex.tolerance, env)});
+        out.push_back(flatPointKernel(abi::spectralExactSymbol(unknowns[c]), abi::kKindSpectralExactGrid, block, ex.range,
+                                      g, outputs));
+      }
+    }
+  }
+
+  /// A flat grid kernel over the points whose Cartesian coordinates x, y, z it is given, writing
+  /// one buffer per output.
+  KernelPlan flatPointKernel(const std::string &symbol, std::string_view kind, const ComputeBlock &block,
+                             const SourceRange &origin, ScalarGraph &g,
+                             const std::vector<std::pair<const char *, NodeId>> &outputs) {
+    KernelPlan plan;
+    plan.family = KernelFamily::InitGrid;
+    plan.symbol = symbol;
+    plan.kind = std::string(kind);
+    plan.loop = LoopStyle::Scf;
+    plan.constraintBlock = block.name;
+    plan.origin = origin;
+    std::map<int, int> paramArg;
+    addParamArgs(plan, paramArg);
+    std::vector<int> coordArg;
+    static const char *cartesian[3] = {"x", "y", "z"};
+    for (int axis = 0; axis < 3; ++axis) {
+      coordArg.push_back(static_cast<int>(plan.args.size()));
+      plan.args.push_back({cartesian[axis], ArgType::Buffer, ArgRole::Coordinate, 0, 1, true, false});
+      plan.coordNames.push_back(cartesian[axis]);
+    }
+    std::unordered_map<NodeId, NodeId> memo;
+    auto mapLeaf = [&](const Leaf &l, ScalarGraph &t) -> NodeId {
+      Leaf o;
+      o.kind = LeafKind::Arg;
+      o.a = l.kind == LeafKind::Param ? paramArg.at(l.a) : coordArg.at(static_cast<size_t>(l.a));
+      return t.leaf(o);
+    };
+    for (const auto &[name, node] : outputs) {
+      const int arg = static_cast<int>(plan.args.size());
+      plan.args.push_back({name, ArgType::Buffer, ArgRole::Output, 0, 1, false, true});
+      plan.fieldNames.push_back(name);
+      plan.outputNames.push_back(name);
+      plan.stores.push_back({arg, 0, g.rebuild(node, plan.graph, mapLeaf, memo)});
+    }
+    setCommonAttributes(plan);
+    return plan;
   }
 
   /// One flat grid kernel per (unknown component, face): the Robin coefficients a, b, value at
@@ -1462,40 +1522,8 @@ private:
         const NodeId a = bc.kind == BoundaryKind::Robin ? s.eval(*bc.a, env) : g.constant(1.0);
         const NodeId b = bc.kind == BoundaryKind::Robin ? s.eval(*bc.b, env) : g.constant(0.0);
         const NodeId value = s.eval(*bc.value, env);
-        const std::string &unknown = unknowns[c];
-
-        KernelPlan plan;
-        plan.family = KernelFamily::InitGrid;
-        plan.symbol = abi::spectralBoundarySymbol(unknown, bc.face);
-        plan.kind = std::string(abi::kKindSpectralBoundaryGrid);
-        plan.loop = LoopStyle::Scf;
-        plan.constraintBlock = block.name;
-        plan.origin = bc.range;
-        std::map<int, int> paramArg;
-        addParamArgs(plan, paramArg);
-        std::vector<int> coordArg;
-        static const char *cartesian[3] = {"x", "y", "z"};
-        for (int axis = 0; axis < 3; ++axis) {
-          coordArg.push_back(static_cast<int>(plan.args.size()));
-          plan.args.push_back({cartesian[axis], ArgType::Buffer, ArgRole::Coordinate, 0, 1, true, false});
-          plan.coordNames.push_back(cartesian[axis]);
-        }
-        std::unordered_map<NodeId, NodeId> memo;
-        auto mapLeaf = [&](const Leaf &l, ScalarGraph &t) -> NodeId {
-          Leaf o;
-          o.kind = LeafKind::Arg;
-          o.a = l.kind == LeafKind::Param ? paramArg.at(l.a) : coordArg.at(static_cast<size_t>(l.a));
-          return t.leaf(o);
-        };
-        for (auto [name, node] : {std::pair{"a", a}, {"b", b}, {"value", value}}) {
-          const int arg = static_cast<int>(plan.args.size());
-          plan.args.push_back({name, ArgType::Buffer, ArgRole::Output, 0, 1, false, true});
-          plan.fieldNames.push_back(name);
-          plan.outputNames.push_back(name);
-          plan.stores.push_back({arg, 0, g.rebuild(node, plan.graph, mapLeaf, memo)});
-        }
-        setCommonAttributes(plan);
-        out.push_back(std::move(plan));
+        out.push_back(flatPointKernel(abi::spectralBoundarySymbol(unknowns[c], bc.face), abi::kKindSpectralBoundaryGrid,
+                                      block, bc.range, g, {{"a", a}, {"b", b}, {"value", value}}));
       }
     }
   }

@@ -72,6 +72,17 @@ public:
           expr(*bc.value, 3);
         }
       }
+      for (const ExactSolution &ex : b.exacts) {
+        line(2) << "Exact " << ex.unknown;
+        for (const IndexName &i : ex.unknownIndices)
+          os_ << (&i == &ex.unknownIndices.front() ? "[" : ",") << i.name;
+        os_ << (ex.unknownIndices.empty() ? "" : "]") << loc(ex.unknownRange) << '\n';
+        expr(*ex.value, 3);
+        if (ex.tolerance) {
+          line(3) << "tolerance\n";
+          expr(*ex.tolerance, 4);
+        }
+      }
       if (b.domain) {
         line(2) << "Domain";
         if (b.domain->map.present)

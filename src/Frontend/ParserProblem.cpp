@@ -12,7 +12,8 @@ bool Parser::parseProblemDeclaration(ComputeBlock &block) {
   const Token &t = current();
   if (!t.is(TokenKind::Identifier))
     return false;
-  const bool declaration = (t.text == "unknown" || t.text == "boundary") && peek(1).is(TokenKind::Identifier);
+  const bool declaration =
+      (t.text == "unknown" || t.text == "boundary" || t.text == "exact") && peek(1).is(TokenKind::Identifier);
   const bool section = (t.text == "domain" || t.text == "solve") && peek(1).is(TokenKind::LBrace);
   if (!declaration && !section)
     return false;
@@ -23,6 +24,8 @@ bool Parser::parseProblemDeclaration(ComputeBlock &block) {
     parseUnknown(block);
   else if (t.text == "boundary")
     parseBoundary(block);
+  else if (t.text == "exact")
+    parseExact(block);
   else if (t.text == "domain")
     parseDomain(block);
   else
@@ -104,6 +107,30 @@ void Parser::parseBoundary(ComputeBlock &block) {
   }
   block.boundaries.push_back(std::move(bc));
   expectEndOfStatement("the boundary condition");
+}
+
+void Parser::parseExact(ComputeBlock &block) {
+  Token kw = consume();
+  ExactSolution ex;
+  Token unknown = expectIdentifier("the unknown whose exact solution this is");
+  ex.unknown = std::string(unknown.text);
+  ex.unknownRange = unknown.range;
+  if (current().is(TokenKind::LBracket)) {
+    ex.unknownIndices = parseIndexList();
+    ex.unknownHasIndexList = true;
+    ex.unknownRange = SourceRange::join(unknown.range, tokens_[pos_ - 1].range);
+  }
+  expect(TokenKind::Equal, "after the unknown, as in 'exact u = sin(x)'");
+  ex.value = parseExpr();
+  ex.range = SourceRange::join(kw.range, ex.value->range);
+  if (current().isIdentifier("tolerance")) {
+    consume();
+    expect(TokenKind::Equal, "after 'tolerance', as in 'tolerance = 1e-8'");
+    ex.tolerance = parseExpr();
+    ex.range = SourceRange::join(kw.range, ex.tolerance->range);
+  }
+  block.exacts.push_back(std::move(ex));
+  expectEndOfStatement("the exact solution");
 }
 
 void Parser::parseDomain(ComputeBlock &block) {

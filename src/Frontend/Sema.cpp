@@ -1123,30 +1123,16 @@ private:
     for (const Stmt &st : block.statements)
       if (st.kind == StmtKind::Temporary && st.temporary && st.value && firstFieldDependence(*st.value, fieldTemps))
         fieldTemps.insert(st.temporary.get());
+    for (const ExactSolution &ex : block.exacts) {
+      BoundaryCondition like; // the same rules as a Dirichlet value
+      like.unknownHasIndexList = ex.unknownHasIndexList;
+      like.unknownIndices = ex.unknownIndices;
+      checkProblemExpression(ex.value.get(), "an exact solution", true, like, fieldTemps);
+      checkProblemExpression(ex.tolerance.get(), "an exact solution's tolerance", false, like, fieldTemps);
+    }
     for (BoundaryCondition &bc : block.boundaries) {
       auto checkOne = [&](Expr *e, const char *what, bool mayCarryIndex) {
-        if (!e)
-          return;
-        auto shape = check(*e);
-        if (!shape)
-          return;
-        if (const Expr *bad = firstFieldDependence(*e, fieldTemps)) {
-          d_.error(bad->range, std::string(what) + " may depend on coordinates and parameters only; '" + bad->text +
-                                   "' " + (bad->refKind == RefKind::Field ? "is a field" : "depends on a field"));
-          return;
-        }
-        if (!mayCarryIndex || !bc.unknownHasIndexList || bc.unknownIndices.size() != 1) {
-          requireScalar(*shape, e->range, what);
-          return;
-        }
-        if (!shape->bound.empty()) {
-          requireScalar(*shape, e->range, what);
-          return;
-        }
-        for (const TypedIndex &t : shape->free)
-          if (t.name != bc.unknownIndices[0].name || shape->free.size() > 1)
-            d_.error(t.range, std::string(what) + " may carry only the index '" + bc.unknownIndices[0].name +
-                                  "' of the unknown; '" + t.name + "' is free");
+        checkProblemExpression(e, what, mayCarryIndex, bc, fieldTemps);
       };
       if (bc.kind == BoundaryKind::Dirichlet) {
         checkOne(bc.value.get(), "a Dirichlet boundary value", true);
@@ -1156,6 +1142,34 @@ private:
         checkOne(bc.value.get(), "the Robin value", true);
       }
     }
+  }
+
+  /// One expression of a problem declaration: coordinates, parameters and numbers only; a
+  /// scalar, or carrying the unknown's one index when `mayCarryIndex`.
+  void checkProblemExpression(Expr *e, const char *what, bool mayCarryIndex, const BoundaryCondition &bc,
+                              const std::set<const TemporaryInfo *> &fieldTemps) {
+    if (!e)
+      return;
+    auto shape = check(*e);
+    if (!shape)
+      return;
+    if (const Expr *bad = firstFieldDependence(*e, fieldTemps)) {
+      d_.error(bad->range, std::string(what) + " may depend on coordinates and parameters only; '" + bad->text +
+                               "' " + (bad->refKind == RefKind::Field ? "is a field" : "depends on a field"));
+      return;
+    }
+    if (!mayCarryIndex || !bc.unknownHasIndexList || bc.unknownIndices.size() != 1) {
+      requireScalar(*shape, e->range, what);
+      return;
+    }
+    if (!shape->bound.empty()) {
+      requireScalar(*shape, e->range, what);
+      return;
+    }
+    for (const TypedIndex &t : shape->free)
+      if (t.name != bc.unknownIndices[0].name || shape->free.size() > 1)
+        d_.error(t.range, std::string(what) + " may carry only the index '" + bc.unknownIndices[0].name +
+                              "' of the unknown; '" + t.name + "' is free");
   }
 
   static const Expr *firstFieldDependence(const Expr &e, const std::set<const TemporaryInfo *> &fieldTemps) {

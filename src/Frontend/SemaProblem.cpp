@@ -282,6 +282,32 @@ void checkEllipticProblem(ComputeBlock &block, const Module &module, DiagnosticE
                                  (missing.size() > 1 ? "s " : " ") + joined(missing) + " of the '" + map + "' domain");
     }
 
+  // Exact solutions: of a declared unknown, at most one each.
+  std::map<std::string, SourceRange> exactSeen;
+  for (ExactSolution &ex : block.exacts) {
+    auto it = unknowns.find(ex.unknown);
+    if (it == unknowns.end()) {
+      d.error(ex.unknownRange, "exact solution of '" + ex.unknown + "', which is not a declared unknown of block '" +
+                                   block.name + "'");
+      continue;
+    }
+    const UnknownDecl &u = *it->second;
+    if (u.vector != (ex.unknownHasIndexList && ex.unknownIndices.size() == 1) ||
+        (ex.unknownHasIndexList && ex.unknownIndices.size() != 1)) {
+      d.error(ex.unknownRange, u.vector ? "write a vector unknown's exact solution with one index, as in 'exact " + u.name +
+                                              "[i] = ...'"
+                                        : "scalar unknown '" + u.name + "' takes no indices");
+      continue;
+    }
+    auto [prev, inserted] = exactSeen.insert({ex.unknown, ex.unknownRange});
+    if (!inserted) {
+      d.error(ex.unknownRange, "'" + ex.unknown + "' already has an exact solution");
+      d.note(prev->second, "previous exact solution is here");
+      continue;
+    }
+    ex.target = &u;
+  }
+
   // Solve policy.
   if (block.solve) {
     const SolveDecl &s = *block.solve;

@@ -31,6 +31,8 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
   static const std::set<std::string> builtin = [] {
     std::set<std::string> k = common;
     k.insert("study.case");
+    k.insert("verdict");
+    k.insert("verdict.expected_order");
     return k;
   }();
   static const std::set<std::string> constraints = [] {
@@ -64,7 +66,7 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
   static const std::set<std::string> problem = [] {
     std::set<std::string> k = common;
     for (const char *key : {"problem", "problem.fixture", "problem.block", "problem.parameters", "verdict",
-                            "verdict.min_ratio", "verdict.tolerance"})
+                            "verdict.min_ratio", "verdict.tolerance", "verdict.exact_tolerance"})
       k.insert(key);
     k.erase("grid.orders"); // spectral
     return k;
@@ -685,6 +687,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     checkOrders(r, "grid.orders", orders, 6);
     if (!orders.empty())
       s.caseOptions.orders = orders;
+    double tolerance = 0;
+    readOrderVerdict(r, s.caseOptions.expectedOrder, tolerance);
   } else if (s.kind == "testbed") {
     readTestbed(r, s);
   } else if (s.kind == "spacetime") {
@@ -715,6 +719,9 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     s.tolerance = r.number("verdict.tolerance", 1e-8);
     if (!(s.tolerance > 0) || s.tolerance > 1e-2)
       r.fail("verdict.tolerance", "must be in (0, 1e-2]: a larger difference is no converged solution");
+    s.exactTolerance = r.number("verdict.exact_tolerance", s.tolerance);
+    if (!(s.exactTolerance > 0) || s.exactTolerance > 1e-2)
+      r.fail("verdict.exact_tolerance", "must be in (0, 1e-2]: a larger error is no converged solution");
   } else {
     readConstraintStudy(r, s);
   }

@@ -4,6 +4,7 @@
 #include "output_paths.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
+#include "tensorium_mlir/Problems/ExactSolution.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/Report.h"
@@ -34,6 +35,47 @@ double difference(const elliptic::DeclaredProblemSolution &coarse, const ellipti
       d = std::max(d, std::abs(fine.grid->interpolate(f, coarse.grid->logicalPoint(p)) - c[p]));
   }
   return d;
+}
+
+/// When the program declares exact solutions: the largest error against them (every unknown,
+/// collocation points and points between them) at each resolution must fall like the
+/// differences (min_ratio per two points) until it is below verdict.exact_tolerance, and the
+/// finest must be below it.
+void judgeExactErrors(const verification::StudyFile &study, const tensorium_module_tables &tables,
+                      const std::vector<elliptic::DeclaredProblemSolution> &solutions, verification::Report &report) {
+  std::vector<double> errors;
+  std::string worstUnknown;
+  for (const elliptic::DeclaredProblemSolution &s : solutions) {
+    double worst = 0;
+    for (const elliptic::UnknownExactError &e : elliptic::exactSolutionErrors(tables, s)) {
+      const double m = std::max(e.collocation.max, e.between.max);
+      if (!(m <= worst))
+        worst = m, worstUnknown = e.unknown;
+    }
+    if (worstUnknown.empty())
+      return; // no exact solution declared
+    errors.push_back(worst);
+  }
+  report.text << "error against the declared exact solution (max over unknowns, collocation and between points):\n";
+  bool falls = true;
+  std::string ratios;
+  for (size_t k = 0; k < errors.size(); ++k) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%6d %14.3e\n", study.resolutions[k], errors[k]);
+    report.text << line;
+    if (k == 0)
+      continue;
+    const double ratio = errors[k] > 0 ? errors[k - 1] / errors[k] : INFINITY;
+    const double required = std::pow(study.minRatio, (study.resolutions[k] - study.resolutions[k - 1]) / 2.0);
+    std::snprintf(line, sizeof line, "%.3g (needs %.3g)", ratio, required);
+    ratios += (ratios.empty() ? "" : ", ") + std::string(line);
+    if (!(ratio >= required || errors[k] <= study.exactTolerance))
+      falls = false;
+  }
+  report.verdict("exact error converges", falls,
+                 "error ratios " + ratios + " until the error is below " + sci(study.exactTolerance));
+  report.verdict("finest exact error", errors.back() <= study.exactTolerance,
+                 sci(errors.back()) + " (largest in " + worstUnknown + "; tolerance " + sci(study.exactTolerance) + ")");
 }
 
 } // namespace
@@ -204,6 +246,8 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
     const bool small = !differences.empty() && differences.back() <= study.tolerance;
     report.verdict("finest difference", small,
                    sci(differences.empty() ? NAN : differences.back()) + " (tolerance " + sci(study.tolerance) + ")");
+    if (allConverged)
+      judgeExactErrors(study, module.tables(), solutions, report);
   } catch (const verification::StudyFileError &e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -6,6 +6,7 @@
 #include "output_paths.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
+#include "tensorium_mlir/Problems/ExactSolution.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Problems/SolutionFile.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
@@ -50,8 +51,12 @@ const char *kUsage =
     "from a solution file. --memory-estimate prints the run's estimated peak memory and stops;\n"
     "every run checks it against the memory available first (docs/memory.md). --save-module keeps\n"
     "the module compiled from FILE.tn, for later runs with --module.\n"
+    "A program's 'exact u = expr [tolerance = expr]' declarations are compared with the solution at\n"
+    "the collocation points and at 256 points between them (spectral interpolation): max and rms\n"
+    "error per unknown are printed; at the declared resolution an error above a declared tolerance\n"
+    "fails the run.\n"
     "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
-    "3 Newton did not converge.\n";
+    "3 Newton did not converge, 4 the solution misses a declared exact solution's tolerance.\n";
 
 /// The process itself: runtime libraries, the loaded module, Eigen and HDF5 state (measured).
 constexpr double kProcessBytes = 15e6;
@@ -413,6 +418,30 @@ int main(int argc, char **argv) {
       }
       std::cout << "  " << name << ": min " << number(lo) << ", max " << number(hi) << "\n";
     }
+    // Declared exact solutions: errors at the collocation points and between them.
+    const std::vector<elliptic::UnknownExactError> exact =
+        s.result.converged() ? elliptic::exactSolutionErrors(module.tables(), s) : std::vector<elliptic::UnknownExactError>{};
+    // A declared tolerance is the error the declared resolution must reach; at another one the
+    // errors are reported only (the problem studies judge their convergence).
+    const bool declaredResolution =
+        s.resolution[0] == problem.resolution[0] && s.resolution[1] == problem.resolution[1] && s.resolution[2] == problem.resolution[2];
+    bool exactMissed = false;
+    for (const elliptic::UnknownExactError &e : exact) {
+      std::cout << "  exact " << e.unknown << ": max error " << number(e.collocation.max) << " (rms "
+                << number(e.collocation.rms) << ") at " << e.collocation.points << " collocation points, "
+                << number(e.between.max) << " (rms " << number(e.between.rms) << ") at " << e.between.points
+                << " points between them";
+      if (e.hasTolerance)
+        std::cout << "; largest error / tolerance " << short3(e.worstRatio)
+                  << (declaredResolution ? "" : " (the tolerance holds at the declared resolution: not judged)");
+      std::cout << "\n";
+      if (declaredResolution && !e.pass()) {
+        exactMissed = true;
+        std::cerr << "tensorium-solve: error: the solution misses the exact solution of '" << e.unknown << "': error "
+                  << short3(e.worstRatio) << " times its tolerance at (" << number(e.worstRatioPoint[0]) << ", "
+                  << number(e.worstRatioPoint[1]) << ", " << number(e.worstRatioPoint[2]) << ")\n";
+      }
+    }
     if (!output.empty() && !s.result.converged())
       std::cout << "no output written: the solve did not converge\n";
     if (!output.empty() && s.result.converged()) {
@@ -476,7 +505,7 @@ int main(int argc, char **argv) {
       const size_t outside = writePointValues(s, points, pointsOutput);
       std::cout << "wrote " << pointsOutput << " (" << points.size() << " points, " << outside << " outside the domain)\n";
     }
-    return s.result.converged() ? 0 : 3;
+    return !s.result.converged() ? 3 : exactMissed ? 4 : 0;
   } catch (const std::exception &e) {
     std::cerr << "tensorium-solve: " << e.what() << "\n";
     return 2;

@@ -178,6 +178,7 @@ int runStudyFile(int argc, char **argv) {
     study = verification::loadStudyFile(file, overrides);
     if (study.kind == "case") {
       o.orders = study.caseOptions.orders;
+      o.expectedOrder = study.caseOptions.expectedOrder;
       o.resolutions = study.caseOptions.resolutions;
       const std::vector<int> resolutions =
           !o.resolutions.empty() ? o.resolutions : verification::defaultResolutions(study.builtinCase);

@@ -232,6 +232,19 @@ struct BoundaryCondition {
   const UnknownDecl *target = nullptr; // sema
 };
 
+/// `exact u = expr` or `exact W[i] = expr[i]`, optionally `tolerance = expr`: the unknown's exact
+/// solution (a manufactured problem's), which the solve is compared with; a solution further
+/// than the tolerance from it at any checked point fails.
+struct ExactSolution {
+  SourceRange range;
+  std::string unknown;
+  SourceRange unknownRange;
+  std::vector<IndexName> unknownIndices;
+  bool unknownHasIndexList = false;
+  ExprPtr value, tolerance; // tolerance: null when not declared
+  const UnknownDecl *target = nullptr; // sema
+};
+
 /// `domain { map = box  resolution = [..]  bounds = [..] }`.
 struct DomainDecl {
   SourceRange range;
@@ -294,9 +307,10 @@ struct ComputeBlock {
   // Elliptic problem declarations (constraints blocks only).
   std::vector<UnknownDecl> unknowns;
   std::vector<BoundaryCondition> boundaries;
+  std::vector<ExactSolution> exacts;
   std::optional<DomainDecl> domain;
   std::optional<SolveDecl> solve;
-  bool declaresProblem() const { return !unknowns.empty() || !boundaries.empty() || domain || solve; }
+  bool declaresProblem() const { return !unknowns.empty() || !boundaries.empty() || !exacts.empty() || domain || solve; }
 };
 
 struct Module {

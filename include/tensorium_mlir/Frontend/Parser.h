@@ -62,6 +62,7 @@ private:
   bool parseProblemDeclaration(ComputeBlock &block);
   void parseUnknown(ComputeBlock &block);
   void parseBoundary(ComputeBlock &block);
+  void parseExact(ComputeBlock &block);
   void parseDomain(ComputeBlock &block);
   void parseSolve(ComputeBlock &block);
   void parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve);

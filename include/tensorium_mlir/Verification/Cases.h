@@ -15,6 +15,8 @@ namespace tensorium_mlir::verification {
 struct CaseOptions {
   std::vector<int> orders{4};
   std::vector<int> resolutions; ///< empty: the case's defaults
+  int expectedOrder = 0;        ///< the order the verdicts require; 0: each finite-difference order
+  int expected(int order) const { return expectedOrder > 0 ? expectedOrder : order; }
 };
 
 /// The communicator the cases run on and the directory of their prebuilt kernel modules

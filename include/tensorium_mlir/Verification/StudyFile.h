@@ -59,6 +59,7 @@ struct StudyFile {
   std::string problemFixture, problemBlock;
   std::vector<std::pair<std::string, double>> problemParameters;
   double minRatio = 10.0;
+  double exactTolerance = 1e-8; ///< verdict.exact_tolerance: the finest error against declared exact solutions
 
   // kind = "spacetime" (tensorium-verify): the 4-Ricci tensor (and box x^mu) of a metric4
   // fixture at sampled events, by finite differences at decreasing steps.

@@ -105,9 +105,15 @@ inline constexpr std::string_view kKindSpectralBoundaryGrid = "spectral_boundary
 inline std::string spectralBoundarySymbol(const std::string &unknown, const std::string &face) {
   return std::string(kSymbolSpectralBoundaryPrefix) + unknown + "_" + face;
 }
+/// Exact solutions of a declared elliptic problem (additive): one flat grid kernel per unknown
+/// (component), `tensorium_spectral_exact_<unknown>`, writing `value` and, when the program
+/// declares one, `tolerance` at the points whose coordinates it is given.
+inline constexpr std::string_view kSymbolSpectralExactPrefix = "tensorium_spectral_exact_";
+inline constexpr std::string_view kKindSpectralExactGrid = "spectral_exact_grid";
+inline std::string spectralExactSymbol(const std::string &unknown) { return std::string(kSymbolSpectralExactPrefix) + unknown; }
 /// Grid kernels over a flat list of points whose coordinates are buffers.
 constexpr bool isFlatPointGridKind(std::string_view kind) {
-  return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid;
+  return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid || kind == kKindSpectralExactGrid;
 }
 
 /// Output buffers of `dt X = ...` are named with this prefix: `dX`.
