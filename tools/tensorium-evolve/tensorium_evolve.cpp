@@ -9,6 +9,7 @@
 
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Distributed/BssnSetup.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
@@ -211,33 +212,6 @@ KernelModuleTables tablesOf(const runtime::KernelModule &m) {
           {t.adapters, static_cast<size_t>(t.adapter_count)}};
 }
 
-/// The handoff's BSSN fields at every point of the rank's ghosted box.
-void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
-                          const DistributedGrid &g) {
-  const Box &b = g.ghosted();
-  const size_t n = static_cast<size_t>(b.points());
-  std::vector<double> x(n), y(n), z(n);
-  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
-    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
-      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
-        const size_t p = g.storageIndex(i, j, k);
-        const auto c = g.coordinate(i, j, k);
-        x[p] = c[0], y[p] = c[1], z[p] = c[2];
-      }
-  std::vector<double> gt6(6 * n), At6(6 * n);
-  physics::BSSNFieldBuffers buffers{s.buffer("chi"), gt6, s.buffer("K"), At6, s.buffer("Gammatilde"), s.buffer("alpha"),
-                                    s.buffer("beta"), s.buffer("B"), {}, {}};
-  physics::TwoPunctureHandoff(solution).write(x, y, z, buffers);
-  const int sym[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-  std::span<double> gt = s.buffer("gammatilde"), At = s.buffer("Atilde");
-  for (int a = 0; a < 6; ++a)
-    for (size_t p = 0; p < n; ++p) {
-      const size_t ij = static_cast<size_t>(sym[a][0] * 3 + sym[a][1]), ji = static_cast<size_t>(sym[a][1] * 3 + sym[a][0]);
-      gt[ij * n + p] = gt[ji * n + p] = gt6[static_cast<size_t>(a) * n + p];
-      At[ij * n + p] = At[ji * n + p] = At6[static_cast<size_t>(a) * n + p];
-    }
-}
-
 /// Modules named on the command line: a .so is loaded as it is; a .tn fixture is compiled once,
 /// on rank 0, into a scratch folder every rank reads (the ranks share a file system), removed
 /// at exit. Collective: a compile error reaches every rank.
@@ -282,86 +256,6 @@ private:
   std::string scratch_;
 };
 
-/// BSSN variables from an exact-solution fixture's slice kernel on the rank's ghosted box:
-/// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
-/// gamma_ij K / 3) with K_ij from the metric4 and its time derivatives, beta^i from the fixture
-/// when its split maps beta (else 0), Gammatilde^i = -d_j gammatilde^ij (fourth-order centred
-/// differences), B = 0. A fixture that gives no K_ij is refused: it is never taken as zero.
-void writeExactData(const runtime::KernelModule &m, const std::vector<double> &params,
-                    runtime::UniformGridStorage &s, const DistributedGrid &g) {
-  const KernelModuleTables t = tablesOf(m);
-  const Box &b = g.ghosted();
-  runtime::GeneratedHostStorage init(t.tables, {b.extent[0], b.extent[1], b.extent[2]});
-  const std::string symbol = "tensorium_init_slice_grid_affine";
-  if (std::none_of(init.kernels().begin(), init.kernels().end(),
-                   [&](const runtime::KernelBinding &k) { return k.symbol == symbol; }))
-    throw DistributedError("the initial-data module has no " + symbol +
-                           " kernel: the evolution needs K_ij, so the fixture's split_3p1 must map Kij -> Kij[i,j] "
-                           "(a static metric4 with zero shift gives K_ij = 0)");
-  for (const char *name : {"x", "y", "z", "alpha", "gamma", "Kij"})
-    if (!init.hasBuffer(name))
-      throw DistributedError(std::string("the initial-data module has no buffer '") + name +
-                             "' (Cartesian x, y, z in; alpha, gamma_ij and K_ij out)");
-  if (params.size() != init.binding(symbol).paramCount)
-    throw DistributedError("the initial-data kernel takes " + std::to_string(init.binding(symbol).paramCount) +
-                           " parameters (--initial-params), got " + std::to_string(params.size()));
-  const size_t n = static_cast<size_t>(b.points());
-  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
-    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
-      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
-        const auto c = g.coordinate(i, j, k);
-        const size_t p = g.storageIndex(i, j, k);
-        init.buffer("x")[p] = c[0], init.buffer("y")[p] = c[1], init.buffer("z")[p] = c[2];
-      }
-  const auto &h = g.spec().spacing;
-  init.invoke(t.adapters, symbol, params, {h[0], h[1], h[2]});
-  const char *reader = "the evolution's initial data";
-  std::span<const double> gamma = init.kernelOutput("gamma", reader), alpha = init.kernelOutput("alpha", reader),
-                          Kij = init.kernelOutput("Kij", reader);
-  std::span<double> chi = s.buffer("chi"), gt = s.buffer("gammatilde"), K = s.buffer("K"), At = s.buffer("Atilde"),
-                    Gt = s.buffer("Gammatilde"), al = s.buffer("alpha"), gu = s.buffer("gammatildeU");
-  std::fill(s.buffer("B").begin(), s.buffer("B").end(), 0.0);
-  if (init.hasBuffer("beta") && !init.bufferInfo("beta").writtenBy.empty())
-    std::copy_n(init.kernelOutput("beta", reader).begin(), 3 * n, s.buffer("beta").begin());
-  else
-    std::fill(s.buffer("beta").begin(), s.buffer("beta").end(), 0.0);
-  std::fill(Gt.begin(), Gt.end(), 0.0);
-  for (size_t p = 0; p < n; ++p) {
-    auto m3 = [&](std::span<const double> a, int r, int c) { return a[static_cast<size_t>(3 * r + c) * n + p]; };
-    const double det = m3(gamma, 0, 0) * (m3(gamma, 1, 1) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 1)) -
-                       m3(gamma, 0, 1) * (m3(gamma, 1, 0) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 0)) +
-                       m3(gamma, 0, 2) * (m3(gamma, 1, 0) * m3(gamma, 2, 1) - m3(gamma, 1, 1) * m3(gamma, 2, 0));
-    chi[p] = std::cbrt(1 / det);
-    al[p] = alpha[p];
-    for (size_t c = 0; c < 9; ++c)
-      gt[c * n + p] = chi[p] * gamma[c * n + p];
-  }
-  computeInverseConformalMetric(s);
-  for (size_t p = 0; p < n; ++p) {
-    double trace = 0;
-    for (size_t c = 0; c < 9; ++c)
-      trace += chi[p] * gu[c * n + p] * Kij[c * n + p]; // gamma^ij = chi gammatilde^ij
-    for (size_t c = 0; c < 9; ++c)
-      At[c * n + p] = chi[p] * (Kij[c * n + p] - gamma[c * n + p] * trace / 3);
-    K[p] = trace;
-  }
-  const int64_t stride[3] = {b.extent[1] * b.extent[2], b.extent[2], 1};
-  for (int64_t i = b.begin[0] + 2; i < b.begin[0] + b.extent[0] - 2; ++i)
-    for (int64_t j = b.begin[1] + 2; j < b.begin[1] + b.extent[1] - 2; ++j)
-      for (int64_t k = b.begin[2] + 2; k < b.begin[2] + b.extent[2] - 2; ++k) {
-        const size_t p = g.storageIndex(i, j, k);
-        for (size_t a = 0; a < 3; ++a) {
-          double sum = 0;
-          for (size_t d = 0; d < 3; ++d) {
-            const double *u = gu.data() + (3 * a + d) * n + p;
-            const int64_t st = stride[d];
-            sum += (8 * (u[st] - u[-st]) - (u[2 * st] - u[-2 * st])) / (12 * h[d]);
-          }
-          Gt[a * n + p] = -sum;
-        }
-      }
-}
-
 int run(int argc, char **argv, int rank) {
   const Options o = parse(argc, argv);
   MPI_Comm comm = PETSC_COMM_WORLD;
@@ -388,21 +282,11 @@ int run(int argc, char **argv, int rank) {
       o.initialData.empty() ? loader.load(dir + "/libverify_two_puncture_o0.so", "two_punctures")
                             : loader.load(o.initialData, "initial_data");
 
-  DistributedEvolution::Options eo;
-  eo.params = {o.eta, 1.0, 0.75, o.koSigma, 1.0}; // eta, 1+log slicing, Gamma-driver 3/4, KO, advected shift
-  // Cell-centred points, x_i = -L + (i + 1/2) h: the origin and (for most b) the punctures fall
-  // between points, where the puncture data are singular.
-  const double h = 2 * o.extent / static_cast<double>(o.grid), lo = -o.extent + h / 2;
-  eo.grid = {{o.grid, o.grid, o.grid}, {lo, lo, lo}, {h, h, h}, o.ghost, Boundary::Radiative};
-  eo.integrator = o.integrator;
-  eo.radiative.farValues = {{"chi", {1.0}}, {"alpha", {1.0}}, {"gammatilde", {1, 0, 0, 0, 1, 0, 0, 0, 1}}};
-  eo.radiative.speeds = {{"alpha", std::sqrt(2.0)}, {"K", std::sqrt(2.0)}}; // 1+log gauge speed
-  DistributedEvolution e(comm, tablesOf(evolution), eo);
-  for (const char *name : {"chi", "gammatilde", "K", "Atilde", "Gammatilde", "alpha", "beta", "B"})
-    e.field(name);
+  BssnRunOptions run{o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator};
+  const double h = run.spacing();
+  DistributedEvolution e(comm, tablesOf(evolution), bssnEvolutionOptions(run));
+  prepareBssnEvolution(e);
   ConstraintMonitor monitor(e, tablesOf(constraints));
-  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
-  e.setPostStepHook(bssnAlgebraicConstraints());
 
   PunctureTracker tracker(o.tracks);
   if (!o.restart.empty()) {
@@ -418,7 +302,7 @@ int run(int argc, char **argv, int rank) {
       std::printf("restarted from %s at t = %.6f, step %ld\n", o.restart.c_str(), e.time(), e.stepNumber());
   } else if (!o.initialData.empty()) {
     e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
-      writeExactData(*initialModule, o.initialParams, s, g);
+      writeExactData(tablesOf(*initialModule), o.initialParams, o.order, s, g);
     });
     if (rank == 0)
       std::printf("initial data from %s\n", o.initialData.c_str());

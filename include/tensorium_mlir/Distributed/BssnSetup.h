@@ -1,0 +1,46 @@
+#pragma once
+// What every BSSN run needs between generated modules and the distributed engine: the
+// moving-puncture engine configuration (grid, gauge parameters, radiative boundaries, hooks),
+// initial data from solved two-puncture data or from an exact-solution fixture's slice kernel
+// (the one ADM -> BSSN conversion), used by tensorium-evolve and the evolution studies alike.
+// No MLIR.
+#include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Physics/TwoPunctures.h"
+
+#include <vector>
+
+namespace tensorium_mlir::distributed {
+
+struct BssnRunOptions {
+  long points = 48;        ///< per axis, cell-centred on [-extent, extent]^3
+  double extent = 6;
+  int ghost = 0;            ///< 0: the module's stencil radius
+  double eta = 2;          ///< Gamma-driver damping
+  double koSigma = 0.1;    ///< Kreiss-Oliger dissipation
+  TimeIntegrator integrator = TimeIntegrator::RK4;
+  double spacing() const { return 2 * extent / static_cast<double>(points); }
+};
+
+/// The engine options of a moving-puncture run: cell-centred points x_i = -L + (i + 1/2) h (the
+/// origin and the punctures of most configurations fall between points), 1+log slicing, the
+/// Gamma-driver shift with advection, radiative boundaries (gauge speed sqrt 2 for alpha and K).
+DistributedEvolution::Options bssnEvolutionOptions(const BssnRunOptions &o);
+
+/// The BSSN fields every module reads, the inverse conformal metric before each right-hand side
+/// and the algebraic constraints after each step.
+void prepareBssnEvolution(DistributedEvolution &e);
+
+/// The handoff's BSSN fields at every point of the rank's ghosted box.
+void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
+                          const DistributedGrid &g);
+
+/// BSSN variables from an exact-solution module's slice kernel on the rank's ghosted box:
+/// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
+/// gamma_ij K / 3) with K_ij from the metric4 and its time derivatives, beta^i when the split
+/// maps it (else 0), B = 0, and Gammatilde^i = -d_j gammatilde^ij by centred differences of
+/// `order` (2, 4, 6 or 8: the evolution module's own). A module without K_ij is refused, never
+/// taken as K_ij = 0.
+void writeExactData(const KernelModuleTables &initial, const std::vector<double> &params, int order,
+                    runtime::UniformGridStorage &s, const DistributedGrid &g);
+
+} // namespace tensorium_mlir::distributed
