@@ -76,39 +76,52 @@ ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
 }
 
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
-                        const std::array<double, 3> &x) {
+                        const std::array<double, 3> &x, int nodes) {
+  if (nodes < 2 || nodes % 2 || nodes > 8)
+    throw DistributedError("interpolation takes 2, 4, 6 or 8 nodes per axis");
+  const int below = nodes / 2 - 1; // nodes -below .. nodes/2 around the point
   const GridSpec &g = e.grid().spec();
   int64_t base[3];
   double frac[3];
   for (int a = 0; a < 3; ++a) {
     const double s = (x[a] - g.lower[a]) / g.spacing[a];
-    if (!std::isfinite(s) || s < 1 || s > static_cast<double>(g.points[a] - 2))
+    if (!std::isfinite(s) || s < below || s > static_cast<double>(g.points[a] - 1 - nodes / 2))
       throw DistributedError("point outside the interpolation region of the grid");
     base[a] = static_cast<int64_t>(std::floor(s));
     frac[a] = s - static_cast<double>(base[a]);
   }
-  if (e.grid().spec().ghostWidth < 2)
-    throw DistributedError("interpolation needs a ghost width of at least 2");
+  if (static_cast<int>(e.grid().spec().ghostWidth) < nodes / 2)
+    throw DistributedError("interpolation with " + std::to_string(nodes) + " nodes needs a ghost width of at least " +
+                           std::to_string(nodes / 2));
   double value = 0;
   if (e.grid().owned().contains(base[0], base[1], base[2])) {
     std::span<const double> f = std::as_const(e.storage()).buffer(name);
     const size_t n = e.storage().shape().points();
     if (component * n >= f.size())
       throw DistributedError("component out of range for '" + name + "'");
-    // Lagrange weights on the nodes -1, 0, 1, 2 around the point.
-    double w[3][4];
+    double w[3][8];
     for (int a = 0; a < 3; ++a) {
       const double t = frac[a];
-      w[a][0] = -t * (t - 1) * (t - 2) / 6;
-      w[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
-      w[a][2] = -(t + 1) * t * (t - 2) / 2;
-      w[a][3] = (t + 1) * t * (t - 1) / 6;
+      if (nodes == 4) { // Lagrange weights on the nodes -1, 0, 1, 2 (the puncture tracker's, unchanged)
+        w[a][0] = -t * (t - 1) * (t - 2) / 6;
+        w[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
+        w[a][2] = -(t + 1) * t * (t - 2) / 2;
+        w[a][3] = (t + 1) * t * (t - 1) / 6;
+        continue;
+      }
+      for (int i = 0; i < nodes; ++i) {
+        double l = 1;
+        for (int j = 0; j < nodes; ++j)
+          if (j != i)
+            l *= (t - (j - below)) / static_cast<double>(i - j);
+        w[a][i] = l;
+      }
     }
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        for (int c = 0; c < 4; ++c)
+    for (int a = 0; a < nodes; ++a)
+      for (int b = 0; b < nodes; ++b)
+        for (int c = 0; c < nodes; ++c)
           value += w[0][a] * w[1][b] * w[2][c] *
-                   f[component * n + e.grid().storageIndex(base[0] + a - 1, base[1] + b - 1, base[2] + c - 1)];
+                   f[component * n + e.grid().storageIndex(base[0] + a - below, base[1] + b - below, base[2] + c - below)];
   }
   double out = 0;
   MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_SUM, e.grid().comm()); // exactly one rank adds a value

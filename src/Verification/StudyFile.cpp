@@ -71,6 +71,15 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
     k.erase("grid.orders"); // spectral
     return k;
   }();
+  static const std::set<std::string> evolution = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"data", "data.source", "data.parameters", "grid.half_width", "evolution", "evolution.times",
+                            "evolution.cfl", "evolution.ko_sigma", "evolution.eta", "norm", "norm.box",
+                            "norm.excision_centres", "norm.excision", "norm.spacing", "verdict", "verdict.expected_order",
+                            "verdict.tolerance"})
+      k.insert(key);
+    return k;
+  }();
   static const std::set<std::string> spacetime = [] {
     std::set<std::string> k{"study", "study.name", "study.description", "study.kind"};
     for (const char *key : {"spacetime", "spacetime.fixture", "spacetime.parameters", "spacetime.claims", "sample",
@@ -84,6 +93,7 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
          : kind == "elliptic"  ? elliptic
          : kind == "problem"   ? problem
          : kind == "spacetime" ? spacetime
+         : kind == "evolution" ? evolution
                                : constraints;
 }
 
@@ -429,6 +439,76 @@ void readSpacetimeStudy(const Reader &r, StudyFile &s) {
     r.fail("verdict.tolerance", "must be in (0, 1): a tolerance of 1 or more cannot tell order p from p - 1");
 }
 
+/// data.parameters of two-puncture data: b, m1, m2 (positive), P1, P2, S1, S2 (vectors).
+void readPunctureParameters(const Reader &r, physics::TwoPunctureParameters &p) {
+  for (const auto &[name, node] : r.entries("data.parameters")) {
+    const toml::node &v = *node;
+    const std::string key = "data.parameters." + name;
+    if (name == "b" || name == "m1" || name == "m2") {
+      const double x = r.number(key, 0, true);
+      if (!(x > 0))
+        r.fail(key, "must be positive");
+      (name == "b" ? p.b : name == "m1" ? p.m1 : p.m2) = x;
+    } else if (name == "P1" || name == "P2" || name == "S1" || name == "S2") {
+      const auto x = r.point(v, key);
+      (name == "P1" ? p.P1 : name == "P2" ? p.P2 : name == "S1" ? p.S1 : p.S2) = x;
+    } else {
+      r.fail(key, "unknown two-puncture parameter (b, m1, m2, P1, P2, S1, S2)");
+    }
+  }
+}
+
+/// kind = "evolution": two-puncture data evolved at three resolutions.
+void readEvolutionStudy(const Reader &r, StudyFile &s) {
+  s.dataSource = r.string("data.source", "", true);
+  if (s.dataSource != "two-puncture")
+    r.fail("data.source", "an evolution study evolves two-puncture data (data.source = \"two-puncture\")");
+  readPunctureParameters(r, s.punctures);
+  s.halfWidth = r.number("grid.half_width", 8.0);
+  if (!(s.halfWidth > 0))
+    r.fail("grid.half_width", "must be positive");
+  s.resolutions = requiredResolutions(r, 12, 400, "a self-convergence study");
+  if (s.resolutions.size() != 3)
+    r.fail("grid.resolutions", "self-convergence takes exactly three resolutions");
+  s.orders = r.integers("grid.orders", 2, 6);
+  if (s.orders.empty())
+    s.orders = {4};
+  checkOrders(r, "grid.orders", s.orders, 6);
+  if (s.orders.size() != 1)
+    r.fail("grid.orders", "an evolution study runs one finite-difference order");
+  s.evolutionTimes = r.numbers(r.required("evolution.times"), "evolution.times", 1, 16);
+  for (size_t i = 0; i < s.evolutionTimes.size(); ++i)
+    if (!(s.evolutionTimes[i] > 0) || (i && s.evolutionTimes[i] <= s.evolutionTimes[i - 1]) || s.evolutionTimes[i] > 1000)
+      r.fail("evolution.times", "expected increasing times in (0, 1000]");
+  s.cfl = r.number("evolution.cfl", 0.25);
+  if (!(s.cfl > 0 && s.cfl <= 1))
+    r.fail("evolution.cfl", "must be in (0, 1]");
+  s.koSigma = r.number("evolution.ko_sigma", 0.1);
+  s.eta = r.number("evolution.eta", 2.0);
+  if (s.koSigma < 0 || s.koSigma > 1)
+    r.fail("evolution.ko_sigma", "must be in [0, 1]");
+  NormRegion &region = s.region;
+  region.box = r.number("norm.box", 0, true);
+  if (!(region.box > 0) || region.box >= s.halfWidth)
+    r.fail("norm.box", "must be positive and inside the grid (below grid.half_width)");
+  region.excision = r.number("norm.excision", 0);
+  if (region.excision < 0)
+    r.fail("norm.excision", "must not be negative");
+  if (const toml::node *e = r.get("norm.excision_centres")) {
+    const toml::array *a = e->as_array();
+    if (!a)
+      r.fail("norm.excision_centres", "expected an array of points [[x, y, z], ...]");
+    for (const toml::node &c : *a)
+      region.excisionCentres.push_back(r.point(c, "norm.excision_centres"));
+  }
+  s.probeSpacing = r.number("norm.spacing", 0.5);
+  if (!(s.probeSpacing > 0))
+    r.fail("norm.spacing", "must be positive");
+  readOrderVerdict(r, s.expectedOrder, s.tolerance);
+  if (!r.get("verdict.tolerance"))
+    s.tolerance = 0.5;
+}
+
 void readConstraintStudy(const Reader &r, StudyFile &s) {
   s.dataSource = r.string("data.source", "", true);
   if (s.dataSource == "fixture") {
@@ -438,24 +518,7 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
   } else if (s.dataSource == "two-puncture") {
     if (r.get("data.fixture"))
       r.fail("data.fixture", "two-puncture data are solved by the built-in spectral solver, not from a fixture");
-    physics::TwoPunctureParameters &p = s.punctures;
-    for (const auto &[name, node] : r.entries("data.parameters")) {
-      const toml::node &v = *node;
-      {
-        const std::string key = "data.parameters." + name;
-        if (name == "b" || name == "m1" || name == "m2") {
-          const double x = r.number(key, 0, true);
-          if (!(x > 0))
-            r.fail(key, "must be positive");
-          (name == "b" ? p.b : name == "m1" ? p.m1 : p.m2) = x;
-        } else if (name == "P1" || name == "P2" || name == "S1" || name == "S2") {
-          const auto x = r.point(v, key);
-          (name == "P1" ? p.P1 : name == "P2" ? p.P2 : name == "S1" ? p.S1 : p.S2) = x;
-        } else {
-          r.fail(key, "unknown two-puncture parameter (b, m1, m2, P1, P2, S1, S2)");
-        }
-      }
-    }
+    readPunctureParameters(r, s.punctures);
   } else {
     r.fail("data.source", "'" + s.dataSource + "' is not a data source (fixture, two-puncture)");
   }
@@ -651,8 +714,9 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
   if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem" &&
-      s.kind != "spacetime")
-    r.fail("study.kind", "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem, spacetime)");
+      s.kind != "spacetime" && s.kind != "evolution")
+    r.fail("study.kind",
+           "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem, spacetime, evolution)");
   std::vector<KeyValue> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
@@ -693,6 +757,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     readTestbed(r, s);
   } else if (s.kind == "spacetime") {
     readSpacetimeStudy(r, s);
+  } else if (s.kind == "evolution") {
+    readEvolutionStudy(r, s);
   } else if (s.kind == "elliptic") {
     // Names are checked by the tool that knows its suites and preconditioners.
     s.suite = r.string("study.suite", "", true);

@@ -43,6 +43,8 @@ constexpr const char *kUsage =
     "options:\n"
     "  -o <file>            write the action's output to <file> ('-' is standard output)\n"
     "  --param <name>=<v>   fold parameter <name> into the constant <v> (repeatable)\n"
+    "  --fd-order <N>       compile a finite-difference program at order N (2, 4, 6 or 8) instead\n"
+    "                       of the order its simulation block sets\n"
     "  --kernels <list>     kernel families to emit: init,rhs,residual,spectral (default all)\n"
     "  --mode <m>           executable (default): grid, point and spectral kernels;\n"
     "                       symbolic: pointwise tensorium_init/tensorium_rhs/tensorium_entry\n"
@@ -159,6 +161,7 @@ int compilerMain(int argc, char **argv) {
   std::string hostHeaderPath;
   CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> paramFolds;
+  unsigned fdOrder = 0; // --fd-order: overrides the program's finite-difference order
 
   auto setAction = [&](Action a, const char *flag) {
     if (actionSet && action != a)
@@ -215,6 +218,12 @@ int compilerMain(int argc, char **argv) {
       if (!needValue(i, arg, value))
         return 1;
       hostHeaderPath = value;
+    } else if (arg == "--fd-order") {
+      if (!needValue(i, arg, value))
+        return 1;
+      if (value != "2" && value != "4" && value != "6" && value != "8")
+        return usageError("invalid value '" + value + "' for '--fd-order' (expected 2, 4, 6 or 8)");
+      fdOrder = static_cast<unsigned>(std::stoul(value));
     } else if (arg == "--param") {
       if (!needValue(i, arg, value))
         return 1;
@@ -356,6 +365,11 @@ int compilerMain(int argc, char **argv) {
   DiagnosticEngine diags(sources, &std::cerr);
   Module module;
   bool ok = parseAndAnalyze(sources, diags, module);
+  if (ok && fdOrder) {
+    if (module.sim.scheme != Scheme::FiniteDifference)
+      return usageError("'--fd-order' applies to finite-difference programs; '" + input + "' uses the spectral scheme");
+    module.sim.order = fdOrder;
+  }
   if (ok) {
     for (auto &[name, text] : paramFolds) {
       bool declared = std::any_of(module.params.begin(), module.params.end(),

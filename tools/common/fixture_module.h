@@ -37,13 +37,13 @@ inline int runCommand(const std::string &command, std::string &output) {
 /// std::runtime_error with the compiler's diagnostics when it fails.
 inline std::string compileFixtureModule(const std::string &fixture, const std::string &directory, const std::string &name,
                                         const std::string &tensoriumCc, const std::string &cCompiler,
-                                        const std::string &openmpLibrary) {
+                                        const std::string &openmpLibrary, const std::string &compilerFlags = "") {
   if (const std::string problem = tensorium_mlir::support::inputFileProblem(fixture); !problem.empty())
     throw std::runtime_error("cannot read fixture '" + fixture + "': " + problem);
   const std::string object = directory + "/" + name + ".o", header = directory + "/" + name + ".h",
                     exports = directory + "/" + name + "_exports.c", module = directory + "/lib" + name + ".so";
   std::string output;
-  if (runCommand(shellQuote(tensoriumCc) + " --emit-obj " + shellQuote(object) + " --emit-host-header " + shellQuote(header) +
+  if (runCommand(shellQuote(tensoriumCc) + (compilerFlags.empty() ? "" : " " + compilerFlags) + " --emit-obj " + shellQuote(object) + " --emit-host-header " + shellQuote(header) +
                      " " + shellQuote(fixture),
                  output) != 0)
     throw std::runtime_error("compiling " + fixture + " failed:\n" + output);

@@ -1,8 +1,8 @@
 #pragma once
 // Kernel modules of the fixtures a study file names: the project's own verification fixtures
 // come prebuilt at orders 2, 4 and 6 (verification/CMakeLists.txt); any other fixture is compiled
-// on rank 0 into a scratch folder every rank reads, with its spatial `order = N` set to the
-// order asked for. Collective: a compile error reaches every rank.
+// on rank 0 into a scratch folder every rank reads, at the order asked for (Tensorium_cc
+// --fd-order). Collective: a compile error reaches every rank.
 #include "fixture_module.h"
 #include "mpi_text.h"
 
@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -78,27 +77,10 @@ private:
         throw std::runtime_error("cannot create a scratch folder for compiled fixtures");
       scratch_ = pattern;
     }
-    std::string source = fixture;
     const std::string name = "fixture" + std::to_string(count_++) + "_o" + std::to_string(order);
-    if (order != 0) {
-      std::ifstream in(fixture);
-      std::stringstream text;
-      text << in.rdbuf();
-      const std::regex orderSetting(R"((\border\s*=\s*)[0-9]+)");
-      const std::string original = text.str();
-      if (!std::regex_search(original, orderSetting))
-        throw std::runtime_error("the fixture sets no spatial `order = N` to vary");
-      source = scratch_ + "/" + name + ".tn";
-      std::string varied;
-      size_t copied = 0;
-      for (auto m = std::sregex_iterator(original.begin(), original.end(), orderSetting); m != std::sregex_iterator(); ++m) {
-        varied += original.substr(copied, static_cast<size_t>(m->position(0)) - copied) + m->str(1) + std::to_string(order);
-        copied = static_cast<size_t>(m->position(0) + m->length(0));
-      }
-      std::ofstream(source) << varied + original.substr(copied);
-    }
-    return tensorium_cli::compileFixtureModule(source, scratch_, name, TENSORIUM_VERIFY_CC, TENSORIUM_VERIFY_C_COMPILER,
-                                               TENSORIUM_VERIFY_OPENMP_LIBRARY);
+    return tensorium_cli::compileFixtureModule(fixture, scratch_, name, TENSORIUM_VERIFY_CC, TENSORIUM_VERIFY_C_COMPILER,
+                                               TENSORIUM_VERIFY_OPENMP_LIBRARY,
+                                               order != 0 ? "--fd-order " + std::to_string(order) : std::string());
   }
 
   void broadcast(std::string &text) const { tensorium_cli::broadcastText(text, comm_); }

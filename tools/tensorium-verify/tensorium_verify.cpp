@@ -9,6 +9,7 @@
 #include "tensorium_mlir/Verification/Cases.h"
 #include "tensorium_mlir/Verification/ConstraintStudy.h"
 #include "tensorium_mlir/Verification/FormulationTestbeds.h"
+#include "tensorium_mlir/Verification/EvolutionStudy.h"
 #include "tensorium_mlir/Verification/SpacetimeCheck.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
 #include "tensorium_mlir/Verification/Report.h"
@@ -173,6 +174,7 @@ int runStudyFile(int argc, char **argv) {
   verification::StudyFile study;
   verification::ConstraintStudy constraints;
   verification::SpacetimeStudy spacetime;
+  verification::EvolutionStudy evolution;
   tensorium_verify::FixtureModules modules(gComm, gRank, gKernelDir, TENSORIUM_VERIFY_SOURCE_DIR);
   try {
     study = verification::loadStudyFile(file, overrides);
@@ -189,6 +191,11 @@ int runStudyFile(int argc, char **argv) {
       } catch (const std::invalid_argument &e) {
         study.fail("grid.resolutions", e.what());
       }
+    } else if (study.kind == "evolution") {
+      evolution = verification::evolutionStudyFrom(study);
+      const double n = study.resolutions.back();
+      // The evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
+      requireStudyMemory(study, "grid.resolutions", 35e6 + 3500 * (n + 8) * (n + 8) * (n + 8));
     } else if (study.kind == "spacetime") {
       std::string path;
       try {
@@ -290,6 +297,8 @@ int runStudyFile(int argc, char **argv) {
       verification::runTestbed(study.testbed, report);
     else if (study.kind == "spacetime")
       verification::runSpacetimeStudy(spacetime, report);
+    else if (study.kind == "evolution")
+      verification::runEvolutionStudy(evolution, report);
     else
       verification::runConstraintStudy(constraints, report);
   });

@@ -34,11 +34,12 @@ private:
   std::unique_ptr<runtime::GeneratedHostStorage> storage_;
 };
 
-/// Component `component` of evolved or auxiliary field `name` at x: 4-point Lagrange
-/// interpolation per axis from the loaded storage (x inside the grid, at least one point from
-/// the faces). Collective: every rank returns the owner's value.
+/// Component `component` of evolved or auxiliary field `name` at x: Lagrange interpolation per
+/// axis on `nodes` points (4: cubic, error O(h^4); 6 or 8 for comparisons at higher order) from
+/// the loaded storage (x inside the grid, nodes / 2 - 1 points from the faces; the ghost width at
+/// least nodes / 2). Collective: every rank returns the owner's value.
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
-                        const std::array<double, 3> &x);
+                        const std::array<double, 3> &x, int nodes = 4);
 
 /// Punctures moved by dx/dt = -beta(x) with Heun's method over each step.
 class PunctureTracker {

@@ -74,6 +74,11 @@ struct StudyFile {
   std::vector<double> steps;
   int spacetimeOrder = 4;
 
+  // kind = "evolution" (tensorium-verify): two-puncture data (punctures) evolved on three grids
+  // (resolutions, halfWidth, orders[0]), compared at probe points in the region (box, excision).
+  std::vector<double> evolutionTimes;
+  double cfl = 0.25, koSigma = 0.1, eta = 2.0, probeSpacing = 0.5;
+
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;
   /// Throws StudyFileError located at `key`.
