@@ -323,6 +323,18 @@ public:
     const std::vector<double> v = numbers(n, key, 3, 3);
     return {v[0], v[1], v[2]};
   }
+  /// An array of points [[x, y, z], ...] at `key`; empty when the key is absent.
+  std::vector<std::array<double, 3>> points(const std::string &key) const {
+    std::vector<std::array<double, 3>> out;
+    if (const toml::node *e = get(key)) {
+      const toml::array *a = e->as_array();
+      if (!a)
+        fail(key, "expected an array of points [[x, y, z], ...]");
+      for (const toml::node &c : *a)
+        out.push_back(point(c, key));
+    }
+    return out;
+  }
 
 private:
   const Source &source_;
@@ -416,13 +428,7 @@ void readSpacetimeStudy(const Reader &r, StudyFile &s) {
   if (!(count >= 1 && count <= 4096) || count != std::floor(count))
     r.fail("sample.count", "expected an integer in [1, 4096]");
   s.sampleCount = static_cast<int>(count);
-  if (const toml::node *e = r.get("sample.excision_centres")) {
-    const toml::array *a = e->as_array();
-    if (!a)
-      r.fail("sample.excision_centres", "expected an array of points [[x, y, z], ...]");
-    for (const toml::node &c : *a)
-      s.sampleCentres.push_back(r.point(c, "sample.excision_centres"));
-  }
+  s.sampleCentres = r.points("sample.excision_centres");
   s.sampleExcision = r.number("sample.excision", 0);
   if (s.sampleExcision < 0)
     r.fail("sample.excision", "must not be negative");
@@ -494,13 +500,7 @@ void readEvolutionStudy(const Reader &r, StudyFile &s) {
   region.excision = r.number("norm.excision", 0);
   if (region.excision < 0)
     r.fail("norm.excision", "must not be negative");
-  if (const toml::node *e = r.get("norm.excision_centres")) {
-    const toml::array *a = e->as_array();
-    if (!a)
-      r.fail("norm.excision_centres", "expected an array of points [[x, y, z], ...]");
-    for (const toml::node &c : *a)
-      region.excisionCentres.push_back(r.point(c, "norm.excision_centres"));
-  }
+  region.excisionCentres = r.points("norm.excision_centres");
   s.probeSpacing = r.number("norm.spacing", 0.5);
   if (!(s.probeSpacing > 0))
     r.fail("norm.spacing", "must be positive");
@@ -550,13 +550,7 @@ void readConstraintStudy(const Reader &r, StudyFile &s) {
     if (std::abs(region.centre[a]) + region.box > s.halfWidth + 1e-12)
       r.fail("norm.box", "the norm region reaches outside the grid (|centre| + box > grid.half_width = " +
                              std::to_string(s.halfWidth) + ")");
-  if (const toml::node *e = r.get("norm.excision_centres")) {
-    const toml::array *a = e->as_array();
-    if (!a)
-      r.fail("norm.excision_centres", "expected an array of points [[x, y, z], ...]");
-    for (const toml::node &c : *a)
-      region.excisionCentres.push_back(r.point(c, "norm.excision_centres"));
-  }
+  region.excisionCentres = r.points("norm.excision_centres");
   if (!region.excisionCentres.empty() && !(region.excision > 0))
     r.fail("norm.excision", "excision centres need a positive excision radius");
   // Every resolution keeps weighted points (checked on the grid's points).

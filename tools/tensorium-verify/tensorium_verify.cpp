@@ -7,12 +7,9 @@
 #include "tensorium_mlir/Distributed/DistributedGrid.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/Cases.h"
-#include "tensorium_mlir/Verification/ConstraintStudy.h"
-#include "tensorium_mlir/Verification/FormulationTestbeds.h"
-#include "tensorium_mlir/Verification/EvolutionStudy.h"
-#include "tensorium_mlir/Verification/SpacetimeCheck.h"
-#include "tensorium_mlir/Verification/StudyFile.h"
 #include "tensorium_mlir/Verification/Report.h"
+#include "tensorium_mlir/Verification/StudyFile.h"
+#include "tensorium_mlir/Verification/StudyRunner.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -131,15 +128,6 @@ int runAndReport(const std::string &name, const Options &o, const std::function<
   return report.pass() ? 0 : 1;
 }
 
-/// The study's largest grid must fit in the memory rank 0 sees (one answer on every rank); else
-/// a located error at `key`.
-void requireStudyMemory(const verification::StudyFile &study, const std::string &key, double estimate) {
-  double available = runtime::availableMemoryBytes();
-  MPI_Bcast(&available, 1, MPI_DOUBLE, 0, gComm);
-  if (!(estimate <= available))
-    study.fail(key, runtime::InsufficientMemory("study " + study.name, estimate, available).what());
-}
-
 /// A study file: its key checks, the fixtures' modules and their checks come before any work
 /// (exit status 2 with one located message); then the study runs like a case.
 int runStudyFile(int argc, char **argv) {
@@ -171,137 +159,18 @@ int runStudyFile(int argc, char **argv) {
     return 2;
   }
   verification::configureCases(gComm, gKernelDir);
-  verification::StudyFile study;
-  verification::ConstraintStudy constraints;
-  verification::SpacetimeStudy spacetime;
-  verification::EvolutionStudy evolution;
   tensorium_verify::FixtureModules modules(gComm, gRank, gKernelDir, TENSORIUM_VERIFY_SOURCE_DIR);
+  verification::PreparedStudy prepared;
   try {
-    study = verification::loadStudyFile(file, overrides);
-    if (study.kind == "case") {
-      o.orders = study.caseOptions.orders;
-      o.expectedOrder = study.caseOptions.expectedOrder;
-      o.resolutions = study.caseOptions.resolutions;
-      const std::vector<int> resolutions =
-          !o.resolutions.empty() ? o.resolutions : verification::defaultResolutions(study.builtinCase);
-      requireStudyMemory(study, "grid.resolutions",
-                         verification::caseMemoryEstimate(study.builtinCase, resolutions, o.orders));
-      try {
-        verification::checkCaseNormRegions(study.builtinCase, resolutions, o.orders);
-      } catch (const std::invalid_argument &e) {
-        study.fail("grid.resolutions", e.what());
-      }
-    } else if (study.kind == "evolution") {
-      evolution = verification::evolutionStudyFrom(study);
-      const double n = study.resolutions.back();
-      // The evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
-      requireStudyMemory(study, "grid.resolutions", 35e6 + 3500 * (n + 8) * (n + 8) * (n + 8));
-    } else if (study.kind == "spacetime") {
-      std::string path;
-      try {
-        path = modules.module(study.spacetimeFixture, 0);
-      } catch (const std::exception &e) {
-        study.fail("spacetime.fixture", e.what());
-      }
-      spacetime = verification::spacetimeStudyFrom(study, path);
-    } else if (study.kind == "testbed") {
-      if (!study.testbedFixture.empty()) {
-        std::string path;
-        try {
-          path = modules.module(study.testbedFixture, 0);
-        } catch (const std::exception &e) {
-          study.fail("testbed.data_fixture", e.what());
-        }
-        if (const std::string missing = verification::missingSliceOutputs(path); !missing.empty())
-          study.fail("testbed.data_fixture", "fixture '" + study.testbedFixture + "' cannot serve as an exact solution: " +
-                                                 missing);
-        const std::vector<std::string> names = verification::moduleParameterNames(path);
-        for (const auto &[name, value] : study.testbedParameters)
-          if (std::find(names.begin(), names.end(), name) == names.end())
-            study.fail("testbed.parameters." + name, "the data fixture declares no parameter '" + name + "'");
-        study.testbed.dataModule = path;
-        for (size_t i = 0; i < names.size(); ++i) {
-          if (names[i] == "t") {
-            study.testbed.timeParameter = static_cast<int>(i);
-            study.testbed.dataParameters.push_back(0);
-            continue;
-          }
-          auto it = std::find_if(study.testbedParameters.begin(), study.testbedParameters.end(),
-                                 [&](const auto &p) { return p.first == names[i]; });
-          if (it == study.testbedParameters.end())
-            study.fail("testbed.parameters", "the data fixture's parameter '" + names[i] + "' has no value");
-          study.testbed.dataParameters.push_back(it->second);
-        }
-      }
-      // Memory: the evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
-      const int rho = study.testbed.rhos.back(), order = *std::max_element(study.testbed.orders.begin(),
-                                                                           study.testbed.orders.end());
-      const double points = (50.0 * rho + order + 2) * (2 * order + 5) * (2 * order + 5);
-      requireStudyMemory(study, "testbed.rhos", 35e6 + 3500 * points);
-    } else {
-      constraints.name = study.name;
-      constraints.description = study.description;
-      constraints.halfWidth = study.halfWidth;
-      constraints.resolutions = study.resolutions;
-      constraints.region = study.region;
-      constraints.expectedOrder = study.expectedOrder;
-      constraints.tolerance = study.tolerance;
-      constraints.judgeMomentum =
-          std::find(study.quantities.begin(), study.quantities.end(), "M") != study.quantities.end();
-      auto moduleOf = [&](const std::string &key, const std::string &fixture, int order, const std::string &role) {
-        std::string path;
-        try {
-          path = modules.module(fixture, order);
-        } catch (const std::exception &e) {
-          study.fail(key, e.what());
-        }
-        if (const std::string missing = verification::missingForRole(path, role); !missing.empty())
-          study.fail(key, "fixture '" + fixture + "' cannot serve as " +
-                              (role == "data" ? "exact-slice data" : "the constraints") + ": " + missing);
-        return path;
-      };
-      for (int order : study.orders)
-        constraints.constraintModules[order] = moduleOf("constraints.fixture", study.constraintsFixture, order, "constraints");
-      if (constraints.judgeMomentum &&
-          !verification::moduleHasBuffer(constraints.constraintModules.begin()->second, "M2"))
-        study.fail("verdict.quantities", "the constraints fixture has no M2 (gamma^ij M_i M_j) to compare");
-      if (study.dataSource == "two-puncture") {
-        constraints.twoPuncture = true;
-        constraints.punctures = study.punctures;
-      } else {
-        constraints.dataModule = moduleOf("data.fixture", study.dataFixture, 0, "data");
-        const std::vector<std::string> names = verification::moduleParameterNames(constraints.dataModule);
-        for (const auto &[name, value] : study.dataParameters)
-          if (std::find(names.begin(), names.end(), name) == names.end())
-            study.fail("data.parameters." + name, "the data fixture declares no parameter '" + name + "'");
-        for (const std::string &name : names) {
-          auto it = std::find_if(study.dataParameters.begin(), study.dataParameters.end(),
-                                 [&](const auto &p) { return p.first == name; });
-          if (it == study.dataParameters.end())
-            study.fail("data.parameters", "the data fixture's parameter '" + name + "' has no value");
-          constraints.dataParameters.push_back(it->second);
-        }
-      }
-      const double n = study.resolutions.back();
-      // The constraint cases' measured cost per point (docs/memory.md).
-      requireStudyMemory(study, "grid.resolutions", 55e6 + 710 * n * n * n);
-    }
+    prepared = verification::prepareStudy(verification::loadStudyFile(file, overrides),
+                                          [&](const std::string &fixture, int order) { return modules.module(fixture, order); },
+                                          gComm);
   } catch (const verification::StudyFileError &e) {
     std::cerr << e.what() << "\n";
     return 2;
   }
-  return runAndReport(study.name, o, [&](verification::Report &report) {
-    if (study.kind == "case")
-      verification::runCase(study.builtinCase, o, report);
-    else if (study.kind == "testbed")
-      verification::runTestbed(study.testbed, report);
-    else if (study.kind == "spacetime")
-      verification::runSpacetimeStudy(spacetime, report);
-    else if (study.kind == "evolution")
-      verification::runEvolutionStudy(evolution, report);
-    else
-      verification::runConstraintStudy(constraints, report);
-  });
+  return runAndReport(prepared.study.name, o,
+                      [&](verification::Report &report) { verification::runStudy(prepared, report); });
 }
 
 } // namespace
