@@ -1,11 +1,16 @@
 // The manufactured-solution suites and their solves (docs: convergence/README.md).
 #include "tensorium_mlir/Verification/ManufacturedStudies.h"
 
+#include "tensorium_mlir/Elliptic/Preconditioners.h"
+
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <sstream>
 
 namespace tensorium_mlir::verification {
 
@@ -234,6 +239,90 @@ double manufacturedMemoryEstimate(int n, int unknownsPerPoint, int fourierPoints
   const double unknowns = static_cast<double>(n) * n * (fourierPoints ? fourierPoints : n) * unknownsPerPoint;
   // 32 MB: the tool process with its libraries (PETSc, HDF5, MPI), measured.
   return 32e6 + (dense ? 3 * 8 * unknowns * unknowns : 2000 * unknowns);
+}
+
+ManufacturedVerdict judgeManufactured(const ManufacturedSuite &suite, const std::vector<ManufacturedRow> &rows,
+                                      const ManufacturedSolver &solver) {
+  // Verdict: exponential decay means log10(error) falls linearly with n. Fit the slope over
+  // the resolutions above the round-off floor.
+  const double floorError = 1e-12, requiredSlope = -0.5;
+  std::vector<std::pair<double, double>> fit;
+  for (const ManufacturedRow &r : rows)
+    if (r.error > floorError)
+      fit.push_back({static_cast<double>(r.n), std::log10(r.error)});
+  double slope = 0.0;
+  if (fit.size() >= 2) {
+    double mx = 0, my = 0;
+    for (auto &[x, y] : fit)
+      mx += x, my += y;
+    mx /= fit.size();
+    my /= fit.size();
+    double sxy = 0, sxx = 0;
+    for (auto &[x, y] : fit)
+      sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
+    slope = sxy / sxx;
+  }
+  bool allConverged = true;
+  for (const ManufacturedRow &r : rows)
+    allConverged = allConverged && r.status == "converged";
+  const bool reachedFloor = rows.back().error < 1e-9;
+  const bool pass = allConverged && fit.size() >= 3 && slope <= requiredSlope && reachedFloor;
+
+  std::ostringstream table;
+  table << "suite " << suite.name << ": " << suite.description << "\n"
+        << "grid: Chebyshev-Gauss-Lobatto x Chebyshev-Gauss-Lobatto on [-1,1]^2 x Fourier on [0,2pi), "
+           "Dirichlet rows on the Chebyshev faces\n"
+        << "linear solve: " << (solver.preconditioner == elliptic::SpectralPreconditionerKind::None ? "dense Jacobian, pivoted LU"
+                                                                                        : std::string("restarted GMRES, preconditioner ") +
+                                                                                              elliptic::preconditionerName(solver.preconditioner))
+        << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%6s %9s %14s %14s %8s %8s %9s %10s  %s\n", "n", "unknowns", "max error",
+                "residual", "newton", "krylov", "seconds", "peak MB", "status");
+  table << line;
+  for (const ManufacturedRow &r : rows) {
+    std::snprintf(line, sizeof line, "%6d %9zu %14.4e %14.4e %8d %8d %9.3f %10.1f  %s\n", r.n, r.unknowns, r.error,
+                  r.residual, r.newton, r.krylov, r.seconds, static_cast<double>(r.peakKB) / 1024.0, r.status.c_str());
+    table << line;
+  }
+  std::snprintf(line, sizeof line,
+                "verdict: %s (fitted slope of log10(error) per point: %.3f over %zu resolutions above %.0e; "
+                "required <= %.2f with at least 3 points, all solves converged, finest error < 1e-9)\n",
+                pass ? "EXPONENTIAL CONVERGENCE" : "FAIL", slope, fit.size(), floorError, requiredSlope);
+  table << line;
+  ManufacturedVerdict v;
+  v.slope = slope;
+  v.fitted = fit.size();
+  v.pass = pass;
+  v.line = std::string(line).substr(0, std::strlen(line) - 1);
+  if (fit.size() < 3)
+    table << "note: fewer than three resolutions have an error above the round-off floor; choose coarser "
+             "resolutions to observe the decay\n";
+  v.table = table.str();
+  return v;
+}
+
+std::string manufacturedCsv(const std::vector<ManufacturedRow> &rows) {
+  std::ostringstream out;
+  out << "n,unknowns,max_error,residual,newton,krylov,seconds,peak_kb,status\n";
+  for (const ManufacturedRow &r : rows)
+    out << r.n << ',' << r.unknowns << ',' << r.error << ',' << r.residual << ',' << r.newton << ',' << r.krylov << ','
+        << r.seconds << ',' << r.peakKB << ',' << r.status << '\n';
+  return out.str();
+}
+
+std::string manufacturedJson(const ManufacturedSuite &suite, const std::vector<ManufacturedRow> &rows,
+                             const ManufacturedVerdict &verdict) {
+  std::ostringstream out;
+  out << "{\"suite\": \"" << suite.name << "\", \"pass\": " << (verdict.pass ? "true" : "false")
+      << ", \"slope\": " << verdict.slope << ", \"rows\": [";
+  for (size_t i = 0; i < rows.size(); ++i)
+    out << (i ? ", " : "") << "{\"n\": " << rows[i].n << ", \"unknowns\": " << rows[i].unknowns
+        << ", \"error\": " << rows[i].error << ", \"residual\": " << rows[i].residual << ", \"newton\": " << rows[i].newton
+        << ", \"krylov\": " << rows[i].krylov << ", \"seconds\": " << rows[i].seconds << ", \"peak_kb\": " << rows[i].peakKB
+        << ", \"status\": \"" << rows[i].status << "\"}";
+  out << "]}";
+  return out.str();
 }
 
 } // namespace tensorium_mlir::verification

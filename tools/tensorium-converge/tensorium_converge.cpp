@@ -1,30 +1,21 @@
 // tensorium-converge: manufactured-solution resolution studies of the generated spectral
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
-#include "tensorium_mlir/Runtime/KernelModule.h"
 #include "output_paths.h"
-#include "two_puncture_study.h"
 #include "problem_study.h"
+#include "two_puncture_study.h"
+
+#include "tensorium_mlir/Elliptic/SpectralNewton.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/ManufacturedStudies.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
 
-#include "tensorium_mlir/Elliptic/SpectralNewton.h"
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <dlfcn.h>
-#include <sys/resource.h>
-#include <fstream>
-#include <functional>
-#include <map>
 #include <iostream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -215,16 +206,13 @@ int runSuite(int argc, char **argv) {
       return usage("--plot draws manufactured-solution errors; use --csv for the two-puncture study");
     if (configuration != "boosted" && configuration != "spinning" && configuration != "both")
       return usage(("unknown configuration '" + configuration + "' (boosted, spinning, both)").c_str());
-    physics::TwoPunctureOptions largest;
-    largest.nA = largest.nB = study.resolutions.back();
-    largest.nPhi = study.fourierPoints ? study.fourierPoints : std::max(4, 2 * ((largest.nA / 2 + 1) / 2));
-    const double estimate = physics::twoPunctureMemoryEstimate(largest);
     if (memoryEstimateOnly) {
-      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      std::printf("estimated peak memory: %.0f bytes\n", twoPunctureStudyMemory(study));
       return 0;
     }
     try {
-      runtime::requireMemory("the two-puncture study at n = " + std::to_string(largest.nA), estimate);
+      runtime::requireMemory("the two-puncture study at n = " + std::to_string(study.resolutions.back()),
+                             twoPunctureStudyMemory(study));
     } catch (const runtime::InsufficientMemory &e) {
       return refuseMemory(e);
     }
@@ -276,85 +264,18 @@ int runSuite(int argc, char **argv) {
     return 1;
   }
 
-  // Verdict: exponential decay means log10(error) falls linearly with n. Fit the slope over
-  // the resolutions above the round-off floor.
-  const double floorError = 1e-12, requiredSlope = -0.5;
-  std::vector<std::pair<double, double>> fit;
-  for (const Row &r : rows)
-    if (r.error > floorError)
-      fit.push_back({static_cast<double>(r.n), std::log10(r.error)});
-  double slope = 0.0;
-  if (fit.size() >= 2) {
-    double mx = 0, my = 0;
-    for (auto &[x, y] : fit)
-      mx += x, my += y;
-    mx /= fit.size();
-    my /= fit.size();
-    double sxy = 0, sxx = 0;
-    for (auto &[x, y] : fit)
-      sxy += (x - mx) * (y - my), sxx += (x - mx) * (x - mx);
-    slope = sxy / sxx;
-  }
-  bool allConverged = true;
-  for (const Row &r : rows)
-    allConverged = allConverged && r.status == "converged";
-  const bool reachedFloor = rows.back().error < 1e-9;
-  const bool pass = allConverged && fit.size() >= 3 && slope <= requiredSlope && reachedFloor;
-
-  std::ostringstream table;
-  table << "suite " << suite->name << ": " << suite->description << "\n"
-        << "grid: Chebyshev-Gauss-Lobatto x Chebyshev-Gauss-Lobatto on [-1,1]^2 x Fourier on [0,2pi), "
-           "Dirichlet rows on the Chebyshev faces\n"
-        << "linear solve: " << (gSolver.preconditioner == SpectralPreconditionerKind::None ? "dense Jacobian, pivoted LU"
-                                                                                        : std::string("restarted GMRES, preconditioner ") +
-                                                                                              preconditionerName(gSolver.preconditioner))
-        << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "%6s %9s %14s %14s %8s %8s %9s %10s  %s\n", "n", "unknowns", "max error",
-                "residual", "newton", "krylov", "seconds", "peak MB", "status");
-  table << line;
-  for (const Row &r : rows) {
-    std::snprintf(line, sizeof line, "%6d %9zu %14.4e %14.4e %8d %8d %9.3f %10.1f  %s\n", r.n, r.unknowns, r.error,
-                  r.residual, r.newton, r.krylov, r.seconds, static_cast<double>(r.peakKB) / 1024.0, r.status.c_str());
-    table << line;
-  }
-  std::snprintf(line, sizeof line,
-                "verdict: %s (fitted slope of log10(error) per point: %.3f over %zu resolutions above %.0e; "
-                "required <= %.2f with at least 3 points, all solves converged, finest error < 1e-9)\n",
-                pass ? "EXPONENTIAL CONVERGENCE" : "FAIL", slope, fit.size(), floorError, requiredSlope);
-  table << line;
-  if (fit.size() < 3)
-    table << "note: fewer than three resolutions have an error above the round-off floor; choose coarser "
-             "resolutions to observe the decay\n";
+  const verification::ManufacturedVerdict v = verification::judgeManufactured(*suite, rows, gSolver);
   if (!junit.empty()) {
-    const std::string verdict = std::string(line).substr(0, std::strlen(line) - 1);
     if (!tensorium_cli::writeFileAtomically(
             junit, verification::junitXml(gStudyName.empty() ? suite->name : gStudyName,
-                                         {{"exponential convergence", pass, verdict, 0.0}}, table.str()))) {
+                                         {{"exponential convergence", v.pass, v.line, 0.0}}, v.table))) {
       std::cerr << "tensorium-converge: error: cannot write '" << junit << "'\n";
       return 1;
     }
   }
-  if (json) {
-    std::cout << "{\"suite\": \"" << suite->name << "\", \"pass\": " << (pass ? "true" : "false")
-              << ", \"slope\": " << slope << ", \"rows\": [";
-    for (size_t i = 0; i < rows.size(); ++i)
-      std::cout << (i ? ", " : "") << "{\"n\": " << rows[i].n << ", \"unknowns\": " << rows[i].unknowns
-                << ", \"error\": " << rows[i].error << ", \"residual\": " << rows[i].residual
-                << ", \"newton\": " << rows[i].newton << ", \"krylov\": " << rows[i].krylov
-                << ", \"seconds\": " << rows[i].seconds << ", \"peak_kb\": " << rows[i].peakKB
-                << ", \"status\": \"" << rows[i].status << "\"}";
-    std::cout << "]}\n";
-  } else {
-    std::cout << table.str();
-  }
+  std::cout << (json ? verification::manufacturedJson(*suite, rows, v) + "\n" : v.table);
   if (!csv.empty()) {
-    std::ostringstream out;
-    out << "n,unknowns,max_error,residual,newton,krylov,seconds,peak_kb,status\n";
-    for (const Row &r : rows)
-      out << r.n << ',' << r.unknowns << ',' << r.error << ',' << r.residual << ',' << r.newton << ',' << r.krylov << ','
-          << r.seconds << ',' << r.peakKB << ',' << r.status << '\n';
-    if (!tensorium_cli::writeFileAtomically(csv, out.str())) {
+    if (!tensorium_cli::writeFileAtomically(csv, verification::manufacturedCsv(rows))) {
       std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
       return 1;
     }
@@ -372,5 +293,5 @@ int runSuite(int argc, char **argv) {
     }
     std::cerr << "wrote " << plot << "\n";
   }
-  return pass ? 0 : 1;
+  return v.pass ? 0 : 1;
 }

@@ -216,3 +216,10 @@ int runTwoPunctureStudy(const TwoPunctureStudyOptions &options) {
   }
   return allPass ? 0 : 1;
 }
+
+double twoPunctureStudyMemory(const TwoPunctureStudyOptions &options) {
+  physics::TwoPunctureOptions largest;
+  largest.nA = largest.nB = options.resolutions.back();
+  largest.nPhi = options.fourierPoints ? options.fourierPoints : std::max(4, 2 * ((largest.nA / 2 + 1) / 2));
+  return physics::twoPunctureMemoryEstimate(largest);
+}

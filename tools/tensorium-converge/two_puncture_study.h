@@ -13,5 +13,8 @@ struct TwoPunctureStudyOptions {
   std::string name = "two-puncture";  ///< the JUnit test suite's name
 };
 
+/// Peak memory of the study's largest solve.
+double twoPunctureStudyMemory(const TwoPunctureStudyOptions &options);
+
 /// Runs the study, prints its table (or JSON) and verdict; returns the process exit status.
 int runTwoPunctureStudy(const TwoPunctureStudyOptions &options);

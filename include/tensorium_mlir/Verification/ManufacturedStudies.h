@@ -48,6 +48,25 @@ struct ManufacturedRow {
 ManufacturedRow solveManufactured(const ManufacturedSuite &suite, const tensorium_module_tables &tables, int n,
                                   const ManufacturedSolver &solver);
 
+/// The verdict of a suite's rows: exponential decay means log10(error) falls linearly with n, so
+/// the slope fitted over the errors above the round-off floor (1e-12) must be at most -0.5 per
+/// point over at least three resolutions, every solve converged and the finest error below 1e-9.
+struct ManufacturedVerdict {
+  double slope = 0;
+  size_t fitted = 0;
+  bool pass = false;
+  std::string line;  ///< "verdict: ..." without the newline
+  std::string table; ///< the human report: suite, grid, solver, rows, verdict
+};
+ManufacturedVerdict judgeManufactured(const ManufacturedSuite &suite, const std::vector<ManufacturedRow> &rows,
+                                      const ManufacturedSolver &solver);
+
+/// The rows as CSV (n, unknowns, max_error, residual, newton, krylov, seconds, peak_kb, status)
+/// and the suite, verdict and rows as one JSON object.
+std::string manufacturedCsv(const std::vector<ManufacturedRow> &rows);
+std::string manufacturedJson(const ManufacturedSuite &suite, const std::vector<ManufacturedRow> &rows,
+                             const ManufacturedVerdict &verdict);
+
 /// Peak memory of a manufactured-solution solve at the largest resolution (docs/memory.md): the
 /// dense Newton path holds the Jacobian, its LU factors and a work copy (3 x unknowns^2 doubles);
 /// the preconditioned GMRES path about 2 kB per unknown, like the two-puncture solves.
