@@ -52,17 +52,23 @@ void Parser::parseUnknown(ComputeBlock &block) {
   expectEndOfStatement("the unknown declaration");
 }
 
+void Parser::parseUnknownReference(const char *what, std::string &name, SourceRange &range,
+                                   std::vector<IndexName> &indices, bool &hasIndexList) {
+  Token unknown = expectIdentifier(what);
+  name = std::string(unknown.text);
+  range = unknown.range;
+  if (current().is(TokenKind::LBracket)) {
+    indices = parseIndexList();
+    hasIndexList = true;
+    range = SourceRange::join(unknown.range, tokens_[pos_ - 1].range);
+  }
+}
+
 void Parser::parseBoundary(ComputeBlock &block) {
   Token kw = consume();
   BoundaryCondition bc;
-  Token unknown = expectIdentifier("the unknown a boundary condition applies to");
-  bc.unknown = std::string(unknown.text);
-  bc.unknownRange = unknown.range;
-  if (current().is(TokenKind::LBracket)) {
-    bc.unknownIndices = parseIndexList();
-    bc.unknownHasIndexList = true;
-    bc.unknownRange = SourceRange::join(unknown.range, tokens_[pos_ - 1].range);
-  }
+  parseUnknownReference("the unknown a boundary condition applies to", bc.unknown, bc.unknownRange, bc.unknownIndices,
+                        bc.unknownHasIndexList);
   Token face = expectIdentifier("a domain face (xmin ... zmax, inner, outer) after the unknown");
   bc.face = std::string(face.text);
   bc.faceRange = face.range;
@@ -112,14 +118,8 @@ void Parser::parseBoundary(ComputeBlock &block) {
 void Parser::parseExact(ComputeBlock &block) {
   Token kw = consume();
   ExactSolution ex;
-  Token unknown = expectIdentifier("the unknown whose exact solution this is");
-  ex.unknown = std::string(unknown.text);
-  ex.unknownRange = unknown.range;
-  if (current().is(TokenKind::LBracket)) {
-    ex.unknownIndices = parseIndexList();
-    ex.unknownHasIndexList = true;
-    ex.unknownRange = SourceRange::join(unknown.range, tokens_[pos_ - 1].range);
-  }
+  parseUnknownReference("the unknown whose exact solution this is", ex.unknown, ex.unknownRange, ex.unknownIndices,
+                        ex.unknownHasIndexList);
   expect(TokenKind::Equal, "after the unknown, as in 'exact u = sin(x)'");
   ex.value = parseExpr();
   ex.range = SourceRange::join(kw.range, ex.value->range);

@@ -262,21 +262,10 @@ SpacetimeStudy spacetimeStudyFrom(const StudyFile &study, const std::string &mod
   for (int i = 0; i < t.param_count; ++i)
     names.push_back(t.param_names[i]);
   for (const auto &[name, value] : study.spacetimeParameters)
-    if (name == "t" || std::find(names.begin(), names.end(), name) == names.end())
-      study.fail("spacetime.parameters." + name, name == "t" ? "t is the check's own coordinate (set sample.times)"
-                                                             : "the fixture declares no parameter '" + name + "'");
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == "t") {
-      out.timeParameter = static_cast<int>(i);
-      out.parameters.push_back(0);
-      continue;
-    }
-    auto it = std::find_if(study.spacetimeParameters.begin(), study.spacetimeParameters.end(),
-                           [&](const auto &p) { return p.first == names[i]; });
-    if (it == study.spacetimeParameters.end())
-      study.fail("spacetime.parameters", "the fixture's parameter '" + names[i] + "' has no value");
-    out.parameters.push_back(it->second);
-  }
+    if (name == "t")
+      study.fail("spacetime.parameters.t", "t is the check's own coordinate (set sample.times)");
+  out.parameters = parametersInModuleOrder(study, "spacetime.parameters", study.spacetimeParameters, names,
+                                           "the fixture", &out.timeParameter);
   try {
     out.events = sampleEvents(study.sampleTimes, study.sampleLo, study.sampleHi, study.sampleCount, study.sampleCentres,
                               study.sampleExcision);

@@ -788,4 +788,28 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   return s;
 }
 
+std::vector<double> parametersInModuleOrder(const StudyFile &study, const std::string &key,
+                                            const std::vector<std::pair<std::string, double>> &given,
+                                            const std::vector<std::string> &names, const std::string &fixture,
+                                            int *timeIndex) {
+  for (const auto &[name, value] : given)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      study.fail(key + "." + name, fixture + " declares no parameter '" + name + "'");
+  if (timeIndex)
+    *timeIndex = -1;
+  std::vector<double> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (timeIndex && names[i] == "t") {
+      *timeIndex = static_cast<int>(i);
+      out.push_back(0);
+      continue;
+    }
+    auto it = std::find_if(given.begin(), given.end(), [&](const auto &p) { return p.first == names[i]; });
+    if (it == given.end())
+      study.fail(key, fixture + "'s parameter '" + names[i] + "' has no value");
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 } // namespace tensorium_mlir::verification

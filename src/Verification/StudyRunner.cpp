@@ -58,23 +58,10 @@ PreparedStudy prepareStudy(StudyFile loaded, const ModuleSource &modules, MPI_Co
       if (const std::string missing = missingSliceOutputs(path); !missing.empty())
         study.fail("testbed.data_fixture", "fixture '" + study.testbedFixture + "' cannot serve as an exact solution: " +
                                                missing);
-      const std::vector<std::string> names = moduleParameterNames(path);
-      for (const auto &[name, value] : study.testbedParameters)
-        if (std::find(names.begin(), names.end(), name) == names.end())
-          study.fail("testbed.parameters." + name, "the data fixture declares no parameter '" + name + "'");
       study.testbed.dataModule = path;
-      for (size_t i = 0; i < names.size(); ++i) {
-        if (names[i] == "t") {
-          study.testbed.timeParameter = static_cast<int>(i);
-          study.testbed.dataParameters.push_back(0);
-          continue;
-        }
-        auto it = std::find_if(study.testbedParameters.begin(), study.testbedParameters.end(),
-                               [&](const auto &p) { return p.first == names[i]; });
-        if (it == study.testbedParameters.end())
-          study.fail("testbed.parameters", "the data fixture's parameter '" + names[i] + "' has no value");
-        study.testbed.dataParameters.push_back(it->second);
-      }
+      study.testbed.dataParameters =
+          parametersInModuleOrder(study, "testbed.parameters", study.testbedParameters, moduleParameterNames(path),
+                                  "the data fixture", &study.testbed.timeParameter);
     }
     // Memory: the evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
     const int rho = study.testbed.rhos.back(), order = *std::max_element(study.testbed.orders.begin(),
@@ -113,17 +100,9 @@ PreparedStudy prepareStudy(StudyFile loaded, const ModuleSource &modules, MPI_Co
       out.constraints.punctures = study.punctures;
     } else {
       out.constraints.dataModule = moduleOf("data.fixture", study.dataFixture, 0, "data");
-      const std::vector<std::string> names = moduleParameterNames(out.constraints.dataModule);
-      for (const auto &[name, value] : study.dataParameters)
-        if (std::find(names.begin(), names.end(), name) == names.end())
-          study.fail("data.parameters." + name, "the data fixture declares no parameter '" + name + "'");
-      for (const std::string &name : names) {
-        auto it = std::find_if(study.dataParameters.begin(), study.dataParameters.end(),
-                               [&](const auto &p) { return p.first == name; });
-        if (it == study.dataParameters.end())
-          study.fail("data.parameters", "the data fixture's parameter '" + name + "' has no value");
-        out.constraints.dataParameters.push_back(it->second);
-      }
+      out.constraints.dataParameters =
+          parametersInModuleOrder(study, "data.parameters", study.dataParameters,
+                                  moduleParameterNames(out.constraints.dataModule), "the data fixture");
     }
     const double n = study.resolutions.back();
     // The constraint cases' measured cost per point (docs/memory.md).

@@ -63,6 +63,9 @@ private:
   void parseUnknown(ComputeBlock &block);
   void parseBoundary(ComputeBlock &block);
   void parseExact(ComputeBlock &block);
+  /// `u` or `W[i]` after `boundary` or `exact`.
+  void parseUnknownReference(const char *what, std::string &name, SourceRange &range, std::vector<IndexName> &indices,
+                             bool &hasIndexList);
   void parseDomain(ComputeBlock &block);
   void parseSolve(ComputeBlock &block);
   void parseProblemSetting(const Token &key, const char *section, DomainDecl *domain, SolveDecl *solve);

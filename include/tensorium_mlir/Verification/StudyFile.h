@@ -87,6 +87,15 @@ struct StudyFile {
   std::map<std::string, std::string> locations; ///< dotted key -> FILE:LINE:COL
 };
 
+/// A module's parameter values in its order from the `given` name -> value pairs of table
+/// `key`: a name the module lacks fails at `key.name`, a parameter without value at `key`
+/// (`fixture` names the module in those messages). With `timeIndex`, the reserved t is no
+/// study parameter: its slot is 0 and its index (or -1) goes to *timeIndex.
+std::vector<double> parametersInModuleOrder(const StudyFile &study, const std::string &key,
+                                            const std::vector<std::pair<std::string, double>> &given,
+                                            const std::vector<std::string> &names, const std::string &fixture,
+                                            int *timeIndex = nullptr);
+
 /// Reads and checks a study file; `overrides` are "key=value" settings (TOML values, e.g.
 /// `grid.resolutions=[33,41,49]`) applied over the file's. Throws StudyFileError.
 StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> &overrides = {});
