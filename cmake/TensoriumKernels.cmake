@@ -92,3 +92,14 @@ function(tensorium_add_kernel NAME)
   # Parallel kernels call the OpenMP runtime; the math built-ins call libm.
   target_link_libraries(${NAME} PUBLIC ${TENSORIUM_OPENMP_LIBRARY} m)
 endfunction()
+
+# A tool that compiles fixtures at run time (runtime::ModuleToolchain, tools/common/module_toolchain.h)
+# and finds the modules the build made (verification/built_modules.txt).
+function(tensorium_use_module_toolchain target)
+  target_compile_definitions(${target} PRIVATE
+    TENSORIUM_TOOLCHAIN_CC="$<TARGET_FILE:Tensorium_cc>"
+    TENSORIUM_TOOLCHAIN_C_COMPILER="${CMAKE_C_COMPILER}"
+    TENSORIUM_TOOLCHAIN_OPENMP_LIBRARY="${TENSORIUM_OPENMP_LIBRARY}"
+    TENSORIUM_BUILT_MODULES_DIR="${PROJECT_BINARY_DIR}/verification")
+  add_dependencies(${target} Tensorium_cc)
+endfunction()

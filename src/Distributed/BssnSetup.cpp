@@ -3,6 +3,7 @@
 #include "tensorium_mlir/Distributed/BssnSetup.h"
 
 #include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Physics/AdmToBssn.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 
 #include <algorithm>
@@ -114,23 +115,13 @@ void writeExactData(const KernelModuleTables &initial, const std::vector<double>
     std::fill(s.buffer("beta").begin(), s.buffer("beta").end(), 0.0);
   std::fill(Gt.begin(), Gt.end(), 0.0);
   for (size_t p = 0; p < n; ++p) {
-    auto m3 = [&](std::span<const double> a, int r, int c) { return a[static_cast<size_t>(3 * r + c) * n + p]; };
-    const double det = m3(gamma, 0, 0) * (m3(gamma, 1, 1) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 1)) -
-                       m3(gamma, 0, 1) * (m3(gamma, 1, 0) * m3(gamma, 2, 2) - m3(gamma, 1, 2) * m3(gamma, 2, 0)) +
-                       m3(gamma, 0, 2) * (m3(gamma, 1, 0) * m3(gamma, 2, 1) - m3(gamma, 1, 1) * m3(gamma, 2, 0));
-    chi[p] = std::cbrt(1 / det);
-    al[p] = alpha[p];
+    physics::Matrix3 gammaAt, KAt;
     for (size_t c = 0; c < 9; ++c)
-      gt[c * n + p] = chi[p] * gamma[c * n + p];
-  }
-  computeInverseConformalMetric(s);
-  for (size_t p = 0; p < n; ++p) {
-    double trace = 0;
+      gammaAt[c] = gamma[c * n + p], KAt[c] = Kij[c * n + p];
+    const physics::BssnPointValues v = physics::bssnFromAdm(gammaAt, &KAt);
+    chi[p] = v.chi, K[p] = v.K, al[p] = alpha[p];
     for (size_t c = 0; c < 9; ++c)
-      trace += chi[p] * gu[c * n + p] * Kij[c * n + p]; // gamma^ij = chi gammatilde^ij
-    for (size_t c = 0; c < 9; ++c)
-      At[c * n + p] = chi[p] * (Kij[c * n + p] - gamma[c * n + p] * trace / 3);
-    K[p] = trace;
+      gt[c * n + p] = v.gammatilde[c], At[c * n + p] = v.Atilde[c], gu[c * n + p] = v.gammatildeInverse[c];
   }
   // Gammatilde^i = -d_j gammatilde^ij where the whole stencil lies in the ghosted box (the
   // outermost layers are refilled by the engine's boundary treatment).

@@ -1,6 +1,7 @@
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
 #include "tensorium_mlir/Physics/TwoPunctureGeometry.h"
 #include "tensorium_mlir/Problems/DomainMaps.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,13 +15,6 @@ namespace tensorium_mlir::elliptic {
 
 namespace {
 constexpr const char *kBoxFaces[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
-
-const tensorium_host_kernel_adapter *adapterOf(const tensorium_module_tables &tables, int32_t kernelIndex) {
-  for (int32_t i = 0; i < tables.adapter_count; ++i)
-    if (tables.adapters[i].kernel_index == kernelIndex)
-      return &tables.adapters[i];
-  return nullptr;
-}
 
 std::string joinedBlocks(const tensorium_spectral_problem_desc *problems, int32_t count) {
   std::string out;
@@ -316,7 +310,7 @@ void solveWithFaces(const tensorium_module_tables &tables, const tensorium_spect
       if (!bc)
         throw ProblemError("unknown '" + std::string(system.unknown_names[u]) + "' has no boundary condition on face " +
                            faceName);
-      const tensorium_host_kernel_adapter *adapter = adapterOf(tables, bc->kernel_index);
+      const tensorium_host_kernel_adapter *adapter = runtime::adapterOf(tables, bc->kernel_index);
       if (!adapter)
         throw ProblemError("the module has no kernel '" + std::string(bc->kernel_symbol) + "' for the boundary of '" +
                            system.unknown_names[u] + "' on " + faceName);

@@ -1,5 +1,6 @@
 // Errors of a declared problem's solution against its declared exact solutions.
 #include "tensorium_mlir/Problems/ExactSolution.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
 
 #include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
 
@@ -31,10 +32,7 @@ bool evaluateExact(const tensorium_module_tables &tables, const DeclaredProblemS
       kernel = k;
   if (kernel < 0)
     return false;
-  const tensorium_host_kernel_adapter *adapter = nullptr;
-  for (int32_t i = 0; i < tables.adapter_count; ++i)
-    if (tables.adapters[i].kernel_index == kernel)
-      adapter = &tables.adapters[i];
+  const tensorium_host_kernel_adapter *adapter = runtime::adapterOf(tables, kernel);
   if (!adapter)
     throw ProblemError("the module has no adapter for its kernel '" + symbol + "'");
   const tensorium_host_kernel_desc &desc = tables.kernels[kernel];

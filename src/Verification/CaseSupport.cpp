@@ -1,6 +1,7 @@
 // Grids of a rank, module loading, BSSN/ADM conversions, exact slices, constraint norms and the
 // convergence table of the built-in cases.
 #include "CaseSupport.h"
+#include "tensorium_mlir/Physics/AdmToBssn.h"
 
 namespace tensorium_mlir::verification::cases {
 
@@ -116,18 +117,35 @@ ExactSlice exactSlice(const LoadedModule &m, const Grid &g, std::vector<double> 
   return out;
 }
 
+SliceKernelOutputs sliceKernelOutputs(const tensorium_module_tables &t, std::initializer_list<const char *> buffers) {
+  SliceKernelOutputs out;
+  for (int k = 0; k < t.kernel_count && !out.present; ++k)
+    if (std::string(t.kernels[k].symbol) == kSliceKernelSymbol) {
+      out.present = true;
+      for (const char *b : buffers) {
+        bool found = false;
+        for (int i = 0; i < t.kernels[k].buffer_count; ++i)
+          found = found || std::string(t.buffers[t.kernels[k].first_buffer + i].name) == b;
+        if (!found && out.missing.empty())
+          out.missing = b;
+      }
+    }
+  return out;
+}
+
 /// BSSN variables of a conformally flat slice with K_ij = 0: chi = det(gamma)^(-1/3),
 /// gammatilde = chi gamma (= delta to round-off), Gammatilde^i = 0, Atilde = K = 0.
 BSSNState fromConformallyFlatADM(const ExactSlice &e) {
   const size_t n = e.alpha.size();
   BSSNState s(n);
   for (size_t p = 0; p < n; ++p) {
-    auto a = [&](size_t i, size_t j) { return e.adm.gamma[(i * 3 + j) * n + p]; };
-    const double det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0)) +
-                       a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
-    s.chi[p] = std::cbrt(1.0 / det);
+    physics::Matrix3 gamma;
     for (size_t c = 0; c < 9; ++c)
-      s.gammatilde[c * n + p] = s.chi[p] * e.adm.gamma[c * n + p];
+      gamma[c] = e.adm.gamma[c * n + p];
+    const physics::BssnPointValues b = physics::bssnFromAdm(gamma, nullptr);
+    s.chi[p] = b.chi;
+    for (size_t c = 0; c < 9; ++c)
+      s.gammatilde[c * n + p] = b.gammatilde[c];
     s.alpha[p] = e.alpha[p];
   }
   return s;

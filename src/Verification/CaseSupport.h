@@ -132,6 +132,14 @@ ADMFields toADM(const BSSNState &s);
 /// the BSSN variables) from the metric and its time derivatives.
 inline constexpr const char *kSliceKernelSymbol = "tensorium_init_slice_grid_affine";
 
+/// Whether a module has the slice kernel, and the first of `buffers` it does not write ("" when
+/// it writes them all).
+struct SliceKernelOutputs {
+  bool present = false;
+  std::string missing;
+};
+SliceKernelOutputs sliceKernelOutputs(const tensorium_module_tables &t, std::initializer_list<const char *> buffers);
+
 /// alpha, gamma_ij and gamma^ij from `tensorium_init_grid_affine`; K_ij (adm.Kij, else empty)
 /// only with `extrinsicCurvature`, from the slice kernel when the fixture has one. A K_ij that
 /// no invoked kernel wrote (a split_3p1 without `Kij`) is a StorageError naming the buffer,

@@ -5,6 +5,7 @@
 #include "tensorium_mlir/Verification/FormulationTestbeds.h"
 
 #include "CaseSupport.h"
+#include "tensorium_mlir/Physics/AdmToBssn.h"
 
 namespace tensorium_mlir::verification {
 
@@ -51,20 +52,6 @@ PlaneADM linearWave(double A, double t, double x) {
   return s;
 }
 
-void invert(const double m[3][3], double inv[3][3], double &det) {
-  det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-        m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-  inv[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) / det;
-  inv[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) / det;
-  inv[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) / det;
-  inv[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) / det;
-  inv[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) / det;
-  inv[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) / det;
-  inv[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) / det;
-  inv[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) / det;
-  inv[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) / det;
-}
-
 /// BSSN variables of plane-wave ADM data at every point of g: chi = det^(-1/3), gammatilde =
 /// chi gamma, Atilde = chi (K_ij - gamma_ij K / 3), Gammatilde^i = -d_x gammatilde^(ix) with
 /// gammatilde^ij = det^(1/3) gamma^ij differentiated in closed form; beta = B = 0. With
@@ -78,33 +65,36 @@ BSSNState planeWaveState(const Grid &g, const std::function<PlaneADM(double)> &a
       for (int k = 0; k < g.n[2]; ++k) {
         const size_t p = g.index(i, j, k);
         const PlaneADM a = at(g.at(i, j, k)[0]);
-        double inv[3][3], det;
-        invert(a.gamma, inv, det);
-        const double chi = std::cbrt(1 / det), cbrtDet = std::cbrt(det);
-        double trK = 0, trDg = 0;
+        physics::Matrix3 gamma, K;
         for (int m = 0; m < 3; ++m)
-          for (int n = 0; n < 3; ++n) {
-            trK += inv[m][n] * a.K[m][n];
-            trDg += inv[m][n] * a.dxGamma[m][n];
-          }
+          for (int n = 0; n < 3; ++n)
+            gamma[static_cast<size_t>(3 * m + n)] = a.gamma[m][n], K[static_cast<size_t>(3 * m + n)] = a.K[m][n];
+        const physics::BssnPointValues b = physics::bssnFromAdm(gamma, &K);
+        auto inv = [&](int m, int n) { return b.gammaInverse[static_cast<size_t>(3 * m + n)]; };
+        const double cbrtDet = std::cbrt(b.determinant);
+        double trDg = 0;
+        for (int m = 0; m < 3; ++m)
+          for (int n = 0; n < 3; ++n)
+            trDg += inv(m, n) * a.dxGamma[m][n];
         const double chiDev =
             deviation ? std::expm1(-std::log1p(distributed::conformalDeterminantMinusOne(&a.gammaDev[0][0])) / 3) : 0.0;
-        s.chi[p] = deviation ? chiDev : chi;
-        s.K[p] = trK;
+        s.chi[p] = deviation ? chiDev : b.chi;
+        s.K[p] = b.K;
         s.alpha[p] = deviation ? a.alphaDev : a.alpha;
         for (int m = 0; m < 3; ++m)
           for (int n = 0; n < 3; ++n) {
             const size_t c = static_cast<size_t>(m * 3 + n) * N + p;
-            s.gammatilde[c] = deviation ? (m == n ? chiDev : 0.0) + (1 + chiDev) * a.gammaDev[m][n] : chi * a.gamma[m][n];
-            s.Atilde[c] = chi * (a.K[m][n] - a.gamma[m][n] * trK / 3);
+            s.gammatilde[c] = deviation ? (m == n ? chiDev : 0.0) + (1 + chiDev) * a.gammaDev[m][n]
+                                        : b.gammatilde[static_cast<size_t>(m * 3 + n)];
+            s.Atilde[c] = b.Atilde[static_cast<size_t>(m * 3 + n)];
           }
         for (int m = 0; m < 3; ++m) {
           // d_x gamma^(m0) = -gamma^(mk) d_x gamma_kl gamma^(l0)
           double dInv = 0;
           for (int kk = 0; kk < 3; ++kk)
             for (int l = 0; l < 3; ++l)
-              dInv -= inv[m][kk] * a.dxGamma[kk][l] * inv[l][0];
-          s.Gammatilde[static_cast<size_t>(m) * N + p] = -(cbrtDet * trDg / 3 * inv[m][0] + cbrtDet * dInv);
+              dInv -= inv(m, kk) * a.dxGamma[kk][l] * inv(l, 0);
+          s.Gammatilde[static_cast<size_t>(m) * N + p] = -(cbrtDet * trDg / 3 * inv(m, 0) + cbrtDet * dInv);
         }
       }
   return s;
@@ -282,7 +272,6 @@ const std::vector<std::string> &testbedNames() {
 }
 
 namespace {
-const char *const kSliceBuffers[] = {"x", "y", "z", "alpha", "beta", "chi", "gammatilde", "K", "Atilde", "Gammatilde"};
 
 /// The BSSN state of a slice kernel at time t on the points of g (B = 0).
 BSSNState sliceState(const LoadedModule &m, const Grid &g, std::vector<double> params, int timeParameter, double t) {
@@ -314,21 +303,17 @@ std::string missingSliceOutputs(const std::string &modulePath) {
     return e.what();
   }
   const tensorium_module_tables &t = m->module->tables();
-  for (int k = 0; k < t.kernel_count; ++k)
-    if (std::string(t.kernels[k].symbol) == kSliceKernelSymbol) {
-      for (const char *b : kSliceBuffers) {
-        bool found = false;
-        for (int i = 0; i < t.kernels[k].buffer_count; ++i)
-          found = found || std::string(t.buffers[t.kernels[k].first_buffer + i].name) == b;
-        if (!found)
-          return std::string("its slice kernel writes no '") + b +
-                 "' (split_3p1 must map alpha, beta, gamma, gammaU and the BSSN chi, gammatilde, K, Atilde, Gammatilde)";
-      }
-      bool hasTime = false;
-      for (int i = 0; i < t.param_count; ++i)
-        hasTime = hasTime || std::string(t.param_names[i]) == "t";
-      return hasTime ? "" : "its metric4 does not depend on the reserved time t";
-    }
+  const SliceKernelOutputs slice =
+      sliceKernelOutputs(t, {"x", "y", "z", "alpha", "beta", "chi", "gammatilde", "K", "Atilde", "Gammatilde"});
+  if (slice.present) {
+    if (!slice.missing.empty())
+      return "its slice kernel writes no '" + slice.missing +
+             "' (split_3p1 must map alpha, beta, gamma, gammaU and the BSSN chi, gammatilde, K, Atilde, Gammatilde)";
+    bool hasTime = false;
+    for (int i = 0; i < t.param_count; ++i)
+      hasTime = hasTime || std::string(t.param_names[i]) == "t";
+    return hasTime ? "" : "its metric4 does not depend on the reserved time t";
+  }
   return std::string("its program has no ") + kSliceKernelSymbol +
          " kernel (an initial_data block whose split_3p1 maps beta, Kij or the BSSN variables)";
 }

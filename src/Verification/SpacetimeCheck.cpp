@@ -242,20 +242,11 @@ SpacetimeStudy spacetimeStudyFrom(const StudyFile &study, const std::string &mod
     study.fail("spacetime.fixture", e.what());
   }
   const tensorium_module_tables &t = m->module->tables();
-  bool slice = false;
-  for (int k = 0; k < t.kernel_count && !slice; ++k)
-    if (std::string(t.kernels[k].symbol) == cases::kSliceKernelSymbol) {
-      slice = true;
-      for (const char *b : {"alpha", "beta", "gamma"}) {
-        bool found = false;
-        for (int i = 0; i < t.kernels[k].buffer_count; ++i)
-          found = found || std::string(t.buffers[t.kernels[k].first_buffer + i].name) == b;
-        if (!found)
-          study.fail("spacetime.fixture", std::string("its split_3p1 does not map '") + b +
-                                              "' (the check rebuilds g_mu_nu from alpha, beta and gamma)");
-      }
-    }
-  if (!slice)
+  const cases::SliceKernelOutputs slice = cases::sliceKernelOutputs(t, {"alpha", "beta", "gamma"});
+  if (!slice.missing.empty())
+    study.fail("spacetime.fixture", "its split_3p1 does not map '" + slice.missing +
+                                        "' (the check rebuilds g_mu_nu from alpha, beta and gamma)");
+  if (!slice.present)
     study.fail("spacetime.fixture", std::string("its program has no ") + cases::kSliceKernelSymbol +
                                         " kernel (an initial_data block with a metric4 and a split_3p1 mapping beta)");
   std::vector<std::string> names;

@@ -1,6 +1,6 @@
 #include "problem_study.h"
 
-#include "fixture_module.h"
+#include "module_toolchain.h"
 #include "output_paths.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
@@ -106,24 +106,11 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
     return 2;
   }
 
-  std::string scratch = (std::filesystem::temp_directory_path() / "tensorium-converge-XXXXXX").string();
-  if (!mkdtemp(scratch.data())) {
-    std::cerr << "tensorium-converge: cannot create a scratch folder\n";
-    return 2;
-  }
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{scratch};
-
+  runtime::ScratchFolder scratch("tensorium-converge");
   verification::Report report;
   try {
     const std::string modulePath =
-        tensorium_cli::compileFixtureModule(study.problemFixture, scratch, "problem", TENSORIUM_CONVERGE_CC,
-                                            TENSORIUM_CONVERGE_C_COMPILER, TENSORIUM_CONVERGE_OPENMP_LIBRARY);
+        runtime::compileFixtureModule(study.problemFixture, scratch.path(), "problem", tensorium_cli::moduleToolchain());
     runtime::KernelModule module(modulePath);
     int32_t count = 0;
     const tensorium_spectral_problem_desc *problems = module.spectralProblems(count);

@@ -2,7 +2,8 @@
 // boundary conditions, domain, solve policy) with the generic Newton-Krylov runner; no
 // problem-specific code. The fixture is compiled into a loadable module first.
 #include "cli_numbers.h"
-#include "fixture_module.h"
+#include "module_toolchain.h"
+#include "tensorium_mlir/Support/InputFile.h"
 #include "output_paths.h"
 
 #include "tensorium_mlir/Problems/DeclaredProblem.h"
@@ -310,32 +311,14 @@ int main(int argc, char **argv) {
   }
 
   // Compile the fixture into a scratch folder (removed at exit).
-  std::string scratch;
-  struct Cleanup {
-    std::string &dir;
-    ~Cleanup() {
-      if (!dir.empty()) {
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-      }
-    }
-  } cleanup{scratch};
+  runtime::ScratchFolder scratch("tensorium-solve");
   if (!fixture.empty()) {
     if (const std::string problem = support::inputFileProblem(fixture); !problem.empty()) {
       std::cerr << "tensorium-solve: cannot read fixture '" << fixture << "': " << problem << "\n";
       return 2;
     }
-    std::error_code noTemp;
-    const std::filesystem::path temp = std::filesystem::temp_directory_path(noTemp);
-    std::string pattern = ((noTemp ? std::filesystem::path("/tmp") : temp) / "tensorium-solve-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) {
-      std::cerr << "tensorium-solve: cannot create a scratch folder\n";
-      return 2;
-    }
-    scratch = pattern;
     try {
-      modulePath = compileFixtureModule(fixture, scratch, "problem", TENSORIUM_SOLVE_CC, TENSORIUM_SOLVE_C_COMPILER,
-                                        TENSORIUM_SOLVE_OPENMP_LIBRARY);
+      modulePath = runtime::compileFixtureModule(fixture, scratch.path(), "problem", moduleToolchain());
     } catch (const std::exception &e) {
       std::cerr << "tensorium-solve: " << e.what();
       return 1;

@@ -2,9 +2,10 @@
 // Every case runs unchanged under mpirun: each rank handles its part of every grid, norms are MPI
 // reductions, and rank 0 reports.
 #include "output_paths.h"
-#include "study_modules.h"
+#include "module_toolchain.h"
 
 #include "tensorium_mlir/Distributed/DistributedGrid.h"
+#include "tensorium_mlir/Distributed/ModuleCatalog.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Verification/Cases.h"
 #include "tensorium_mlir/Verification/Report.h"
@@ -26,7 +27,7 @@ namespace {
 
 MPI_Comm gComm = MPI_COMM_WORLD;
 int gRank = 0;
-std::string gKernelDir = TENSORIUM_VERIFY_KERNEL_DIR;
+std::string gKernelDir = TENSORIUM_BUILT_MODULES_DIR;
 
 struct Options : verification::CaseOptions {
   std::string csv, plot, junit;
@@ -159,11 +160,12 @@ int runStudyFile(int argc, char **argv) {
     return 2;
   }
   verification::configureCases(gComm, gKernelDir);
-  tensorium_verify::FixtureModules modules(gComm, gRank, gKernelDir, TENSORIUM_VERIFY_SOURCE_DIR);
+  distributed::ModuleCatalog modules(
+      gComm, {tensorium_cli::moduleToolchain(), tensorium_cli::builtModuleList(gKernelDir), "tensorium-verify"});
   verification::PreparedStudy prepared;
   try {
     prepared = verification::prepareStudy(verification::loadStudyFile(file, overrides),
-                                          [&](const std::string &fixture, int order) { return modules.module(fixture, order); },
+                                          [&](const std::string &fixture, int order) { return modules.modulePath(fixture, order); },
                                           gComm);
   } catch (const verification::StudyFileError &e) {
     std::cerr << e.what() << "\n";

@@ -9,6 +9,14 @@
 
 namespace tensorium_mlir::runtime {
 
+/// The host adapter of kernel `kernelIndex` in a module's tables, or null when it has none.
+inline const tensorium_host_kernel_adapter *adapterOf(const tensorium_module_tables &tables, int32_t kernelIndex) {
+  for (int32_t i = 0; i < tables.adapter_count; ++i)
+    if (tables.adapters[i].kernel_index == kernelIndex)
+      return &tables.adapters[i];
+  return nullptr;
+}
+
 class KernelModule {
 public:
   explicit KernelModule(const std::string &path) {

@@ -1,0 +1,237 @@
+#include "tensorium_mlir/Distributed/MonitoredRun.h"
+
+#include "tensorium_mlir/Distributed/EvolutionIO.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace tensorium_mlir::distributed {
+
+namespace {
+
+/// The most time steps one run takes (far beyond any run's wall time; keeps counts exact).
+constexpr double kMaxSteps = 1e12;
+
+std::string shortNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+/// The step count of the run, refused when it cannot be reached.
+long lastStepOf(const DistributedEvolution &e, const MonitoredRunSettings &s, double dt) {
+  // The count in double first: a final time far beyond the step limit must not reach an
+  // out-of-range conversion.
+  const double steps = std::ceil(s.finalTime / dt - 1e-9);
+  if (!(steps <= kMaxSteps))
+    throw RunSettingsError("--final-time " + shortNumber(s.finalTime) + " takes more than " + shortNumber(kMaxSteps) +
+                           " steps of dt = " + shortNumber(dt));
+  const long lastStep = std::max(0L, static_cast<long>(steps));
+  if (e.stepNumber() > lastStep)
+    throw RunSettingsError("the restart file is at t = " + shortNumber(e.time()) + " (step " +
+                           std::to_string(e.stepNumber()) + "), past --final-time " + shortNumber(s.finalTime));
+  return lastStep;
+}
+
+/// Points of the constraint-norm region before excision: two ghost widths from the faces (their
+/// ghosts are boundary fill) and inside the norm box. An empty region is refused.
+int64_t regionPointsOf(const DistributedEvolution &e, const MonitoredRunSettings &s) {
+  const GridSpec &spec = e.grid().spec();
+  const int64_t margin = 2 * static_cast<int64_t>(spec.ghostWidth);
+  int64_t points = 1;
+  for (size_t a = 0; a < 3; ++a) {
+    int64_t count = 0;
+    for (int64_t i = margin; i < spec.points[a] - margin; ++i)
+      count += !s.normBox || std::abs(spec.lower[a] + static_cast<double>(i) * spec.spacing[a]) <= *s.normBox;
+    points *= count;
+  }
+  if (points == 0)
+    throw RunSettingsError("the constraint-norm region holds no grid point (" +
+                           (s.normBox ? "--norm-box " + shortNumber(*s.normBox) + " and " : std::string()) + "points " +
+                           std::to_string(margin) + " or more from the faces of a " + std::to_string(spec.points[0]) +
+                           "^3 grid)");
+  return points;
+}
+
+/// The monitor table: rank 0 writes it under a .partial name and moves it into place at the end.
+class MonitorTable {
+public:
+  MonitorTable(const DistributedEvolution &e, std::string path, size_t tracked) : comm_(e.grid().comm()), path_(std::move(path)) {
+    int rank = 0;
+    MPI_Comm_rank(comm_, &rank);
+    int opened = 1;
+    if (rank == 0 && !path_.empty()) {
+      csv_.open(partial());
+      opened = csv_.is_open();
+    }
+    MPI_Bcast(&opened, 1, MPI_INT, 0, comm_);
+    if (!opened)
+      throw DistributedError("cannot write " + partial());
+    if (!csv_.is_open())
+      return;
+    csv_ << "time,step,L2_H,max_H,L2_M,max_M,wall_s";
+    for (size_t q = 1; q <= tracked; ++q)
+      csv_ << ",x" << q << ",y" << q << ",z" << q;
+    csv_ << "\n";
+  }
+  std::string partial() const { return path_ + ".partial"; }
+  void row(const DistributedEvolution &e, const ConstraintNorms &c, double wall,
+           const std::vector<std::array<double, 3>> &positions) {
+    if (csv_.is_open()) {
+      char text[200];
+      std::snprintf(text, sizeof text, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.4f", e.time(), e.stepNumber(), c.l2H,
+                    c.maxH, c.l2M, c.maxM, wall);
+      csv_ << text;
+      for (const auto &x : positions) {
+        std::snprintf(text, sizeof text, ",%.10g,%.10g,%.10g", x[0], x[1], x[2]);
+        csv_ << text;
+      }
+      csv_ << "\n" << std::flush;
+    }
+    // A row that could not be written (a full disk) ends the run on every rank; the table keeps
+    // its .partial name.
+    int written = !csv_.is_open() || csv_.good();
+    MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
+    if (!written)
+      throw DistributedError("writing the monitor table " + partial() + " failed");
+  }
+  void finish() {
+    int moved = 1;
+    if (csv_.is_open()) {
+      csv_.close();
+      moved = csv_.good() && std::rename(partial().c_str(), path_.c_str()) == 0;
+    }
+    MPI_Bcast(&moved, 1, MPI_INT, 0, comm_);
+    if (!moved)
+      throw DistributedError("cannot move the monitor table into place at " + path_);
+  }
+
+private:
+  MPI_Comm comm_;
+  std::string path_;
+  std::ofstream csv_;
+};
+
+void printRunHeader(const DistributedEvolution &e, const MonitoredRunSettings &s, double dt, long lastStep,
+                    int64_t regionPoints) {
+  const GridSpec &spec = e.grid().spec();
+  const auto p = e.grid().ranksPerAxis();
+  const double extent = -spec.lower[0] + spec.spacing[0] / 2;
+  // Process, engine and constraint storage (29 values per ghosted point) of rank 0.
+  const double memory = 25e6 + e.memoryEstimate() + 8.0 * 29 * static_cast<double>(e.grid().ghosted().points());
+  std::printf("estimated peak memory: %.0f bytes (rank 0)\n", memory);
+  std::printf("grid %ld^3 on [-%g, %g]^3, h = %.5f, dt = %.5f, %ld steps to t = %g; %d rank(s) as %dx%dx%d, ghost %d, "
+              "%s, %d values per point\n",
+              static_cast<long>(spec.points[0]), extent, extent, spec.spacing[0], dt, lastStep, s.finalTime,
+              e.grid().size(), p[0], p[1], p[2], spec.ghostWidth, integratorName(e.options().integrator), e.grid().dof());
+  if (s.normBox)
+    std::printf("constraint norms over |x|, |y|, |z| <= %g outside r < %g around the tracked points (%ld points "
+                "before excision)\n",
+                *s.normBox, s.excision, static_cast<long>(regionPoints));
+  else
+    std::printf("constraint norms over the points %ld or more from the faces outside r < %g around the tracked points "
+                "(%ld points before excision; --norm-box fixes the region in physical units)\n",
+                static_cast<long>(2 * spec.ghostWidth), s.excision, static_cast<long>(regionPoints));
+}
+
+} // namespace
+
+PunctureTracker restartFromCheckpoint(DistributedEvolution &e, const std::string &path, size_t tracked) {
+  const CheckpointExtras extras = readCheckpoint(e, path);
+  if (extras.values.size() != 3 * tracked)
+    throw DistributedError("restart file '" + path + "' tracks " + std::to_string(extras.values.size() / 3) +
+                           " points, this run " + std::to_string(tracked));
+  std::vector<std::array<double, 3>> positions;
+  for (size_t q = 0; q + 2 < extras.values.size(); q += 3)
+    positions.push_back({extras.values[q], extras.values[q + 1], extras.values[q + 2]});
+  return PunctureTracker(positions);
+}
+
+void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, PunctureTracker &tracker,
+                           const MonitoredRunSettings &s, bool restarted) {
+  int rank = 0;
+  MPI_Comm_rank(e.grid().comm(), &rank);
+  const GridSpec &spec = e.grid().spec();
+  const double dt = s.cfl * spec.spacing[0];
+  const long lastStep = lastStepOf(e, s, dt);
+  if (rank == 0 && restarted && e.stepNumber() == lastStep)
+    std::printf("the restart file is already at --final-time %g: no steps to take\n", s.finalTime);
+  const int64_t regionPoints = regionPointsOf(e, s);
+  if (rank == 0)
+    printRunHeader(e, s, dt, lastStep, regionPoints);
+  // Outputs are created only now, after every input has been checked.
+  std::unique_ptr<SnapshotWriter> snapshots;
+  if (!s.output.empty())
+    snapshots = std::make_unique<SnapshotWriter>(e, s.output);
+  MonitorTable table(e, s.monitorFile, tracker.positions().size());
+  auto excluded = [&](const std::array<double, 3> &x) {
+    if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
+      return true;
+    for (const auto &c : tracker.positions())
+      if (std::hypot(x[0] - c[0], x[1] - c[1], x[2] - c[2]) < s.excision)
+        return true;
+    return false;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  const double gridPoints = static_cast<double>(spec.points[0] * spec.points[1] * spec.points[2]);
+  long stepsDone = 0;
+  auto report = [&]() {
+    const ConstraintNorms c = monitor.evaluate(e, excluded);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto &p = tracker.positions();
+    if (rank == 0) {
+      const double rate = wall > 0 ? gridPoints * static_cast<double>(stepsDone) / wall : 0;
+      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  wall %7.1f s  %.3g points/s%s",
+                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, wall, rate, p.empty() ? "\n" : "  punctures");
+      for (size_t q = 0; q < p.size(); ++q)
+        std::printf(" (%.4f, %.4f, %.4f)%s", p[q][0], p[q][1], p[q][2], q + 1 == p.size() ? "\n" : "");
+      std::fflush(stdout);
+    }
+    table.row(e, c, wall, p);
+    if (!std::isfinite(c.l2H) || !std::isfinite(c.maxH) || !std::isfinite(c.l2M))
+      throw DistributedError("the evolution became non-finite at t = " + std::to_string(e.time()));
+  };
+  auto checkpointExtras = [&]() {
+    CheckpointExtras x;
+    for (const auto &p : tracker.positions())
+      x.values.insert(x.values.end(), p.begin(), p.end());
+    return x;
+  };
+
+  e.loadStorage(e.state());
+  report();
+  if (snapshots)
+    snapshots->write(e);
+  tracker.sampleBefore(e);
+  while (e.stepNumber() < lastStep) {
+    e.advance(1, dt);
+    ++stepsDone;
+    e.loadStorage(e.state());
+    tracker.advance(e, dt);
+    if (e.stepNumber() % s.monitorEvery == 0 || e.stepNumber() == lastStep)
+      report();
+    if (snapshots && e.stepNumber() % s.outputEvery == 0)
+      snapshots->write(e);
+    if (s.checkpointEvery && e.stepNumber() % s.checkpointEvery == 0)
+      writeCheckpoint(e, s.checkpoint, checkpointExtras());
+    tracker.sampleBefore(e);
+  }
+  const EvolutionTimers &t = e.timers();
+  if (rank == 0 && stepsDone > 0) {
+    const double n = static_cast<double>(stepsDone);
+    std::printf("rank 0 seconds per step: kernel %.4f, ghost exchange %.4f, copies %.4f, boundary %.4f, hook %.4f, "
+                "post-step %.4f (%ld right-hand sides)\n",
+                t.kernel / n, t.exchange / n, (t.copyIn + t.copyOut) / n, (t.boundary + t.radiative) / n, t.hook / n,
+                t.postStep / n, t.rhsEvaluations);
+  }
+  if (!s.checkpoint.empty() && e.stepNumber() % s.checkpointEvery != 0)
+    writeCheckpoint(e, s.checkpoint, checkpointExtras());
+  if (snapshots)
+    snapshots->finish(e);
+  table.finish();
+}
+
+} // namespace tensorium_mlir::distributed
