@@ -32,7 +32,8 @@ case "$mode" in
     # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (any report
     # fails the test; leak checking is off because LeakSanitizer's tracer cannot stop the
     # threads of OpenMPI and the OpenMP runtime). memory_model measures the release build's
-    # peak memory and is not repeated. TENSORIUM_SKIP_SANITIZERS=1 skips this pass.
+    # peak memory and is not repeated, and the studies labelled "long" (a minute or more each
+    # in the release build) are left to the first pass. TENSORIUM_SKIP_SANITIZERS=1 skips this pass.
     if [ "${TENSORIUM_SKIP_SANITIZERS:-0}" != 1 ]; then
       sanitize=${TENSORIUM_SANITIZER_BUILD_DIR:-$build-sanitize}
       flags="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
@@ -45,7 +46,7 @@ case "$mode" in
       cmake --build "$sanitize" -j "$(nproc)"
       cd "$sanitize"
       ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --output-on-failure -j "$(nproc)" -E '^memory_model$'
+        ctest --output-on-failure -j "$(nproc)" -E '^memory_model$' -LE long
     fi
     ;;
   demo)

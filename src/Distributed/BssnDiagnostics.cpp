@@ -77,8 +77,9 @@ ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
 
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
                         const std::array<double, 3> &x, int nodes) {
-  if (nodes < 2 || nodes % 2 || nodes > 8)
-    throw DistributedError("interpolation takes 2, 4, 6 or 8 nodes per axis");
+  if (nodes < 2 || nodes % 2 || nodes > kMaxInterpolationNodes)
+    throw DistributedError("interpolation takes an even number of nodes per axis from 2 to " +
+                           std::to_string(kMaxInterpolationNodes) + ", got " + std::to_string(nodes));
   const int below = nodes / 2 - 1; // nodes -below .. nodes/2 around the point
   const GridSpec &g = e.grid().spec();
   int64_t base[3];
@@ -99,7 +100,7 @@ double interpolateField(DistributedEvolution &e, const std::string &name, unsign
     const size_t n = e.storage().shape().points();
     if (component * n >= f.size())
       throw DistributedError("component out of range for '" + name + "'");
-    double w[3][8];
+    double w[3][kMaxInterpolationNodes];
     for (int a = 0; a < 3; ++a) {
       const double t = frac[a];
       if (nodes == 4) { // Lagrange weights on the nodes -1, 0, 1, 2 (the puncture tracker's, unchanged)

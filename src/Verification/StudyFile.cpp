@@ -74,7 +74,7 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
   static const std::set<std::string> evolution = [] {
     std::set<std::string> k = common;
     for (const char *key : {"data", "data.source", "data.parameters", "grid.half_width", "evolution", "evolution.times",
-                            "evolution.cfl", "evolution.ko_sigma", "evolution.eta", "norm", "norm.box",
+                            "evolution.cfl", "evolution.ko_sigma", "evolution.eta", "evolution.fixture", "norm", "norm.box",
                             "norm.excision_centres", "norm.excision", "norm.spacing", "verdict", "verdict.expected_order",
                             "verdict.tolerance"})
       k.insert(key);
@@ -491,6 +491,8 @@ void readEvolutionStudy(const Reader &r, StudyFile &s) {
     r.fail("evolution.cfl", "must be in (0, 1]");
   s.koSigma = r.number("evolution.ko_sigma", 0.1);
   s.eta = r.number("evolution.eta", 2.0);
+  if (r.get("evolution.fixture"))
+    s.evolutionFixture = fixtureAt(r, s, "evolution.fixture");
   if (s.koSigma < 0 || s.koSigma > 1)
     r.fail("evolution.ko_sigma", "must be in [0, 1]");
   NormRegion &region = s.region;

@@ -36,6 +36,13 @@ PreparedStudy prepareStudy(StudyFile loaded, const ModuleSource &modules, MPI_Co
     }
   } else if (study.kind == "evolution") {
     out.evolution = evolutionStudyFrom(study);
+    if (!study.evolutionFixture.empty()) {
+      try {
+        out.evolution.module = modules(study.evolutionFixture, study.orders.front());
+      } catch (const std::exception &e) {
+        study.fail("evolution.fixture", e.what());
+      }
+    }
     const double n = study.resolutions.back();
     // The evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
     requireStudyMemory(study, comm, "grid.resolutions", 35e6 + 3500 * (n + 8) * (n + 8) * (n + 8));

@@ -34,8 +34,11 @@ private:
   std::unique_ptr<runtime::GeneratedHostStorage> storage_;
 };
 
+/// The most nodes per axis interpolateField takes.
+inline constexpr int kMaxInterpolationNodes = 12;
+
 /// Component `component` of evolved or auxiliary field `name` at x: Lagrange interpolation per
-/// axis on `nodes` points (4: cubic, error O(h^4); 6 or 8 for comparisons at higher order) from
+/// axis on `nodes` points (4: cubic, error O(h^4); 6 to 12 for comparisons at higher order) from
 /// the loaded storage (x inside the grid, nodes / 2 - 1 points from the faces; the ghost width at
 /// least nodes / 2). Collective: every rank returns the owner's value.
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,

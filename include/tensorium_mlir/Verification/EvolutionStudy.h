@@ -19,6 +19,7 @@ struct EvolutionStudy {
   std::array<int, 3> resolutions{};  ///< cell-centred points per axis, increasing
   double extent = 8;                 ///< the cube [-extent, extent]^3
   int order = 4;
+  std::string module;                ///< the evolution module ("": the project's BSSN module at `order`)
   std::vector<double> times;         ///< increasing
   double cfl = 0.25, koSigma = 0.1, eta = 2;
   double box = 4;                    ///< probes and constraint norms over |x_a| <= box ...

@@ -77,6 +77,7 @@ struct StudyFile {
   // kind = "evolution" (tensorium-verify): two-puncture data (punctures) evolved on three grids
   // (resolutions, halfWidth, orders[0]), compared at probe points in the region (box, excision).
   std::vector<double> evolutionTimes;
+  std::string evolutionFixture; ///< evolution: the BSSN fixture, resolved ("": fixtures/gr/bssn_evolution_3d.tn)
   double cfl = 0.25, koSigma = 0.1, eta = 2.0, probeSpacing = 0.5;
 
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
