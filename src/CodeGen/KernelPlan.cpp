@@ -1,4 +1,5 @@
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
+#include "tensorium_mlir/Support/FiniteDifferenceWeights.h"
 #include "tensorium_mlir/CodeGen/GraphSimplify.h"
 #include "tensorium_mlir/Frontend/EllipticProblem.h"
 #include "tensorium_mlir/Frontend/Sema.h"
@@ -14,68 +15,10 @@ namespace tensorium_mlir::codegen {
 
 using namespace frontend;
 
-std::vector<double> dissipationWeights(unsigned order) {
-  // Kreiss-Oliger operator of a scheme of order p: r = p/2 + 1 and
-  //   Q u = (-1)^(r+1) h^(2r-1) / 2^(2r) (D+ D-)^r u,
-  // whose weights (times 1/h) are -(-1)^k C(2r, r+k) / 2^(2r), k = -r..r. Its Fourier symbol is
-  // -sin^(2r)(theta/2) <= 0: it damps every mode, the grid-scale one most, and is O(h^(2r-1)),
-  // below the scheme's truncation error.
-  const int r = static_cast<int>(order) / 2 + 1;
-  std::vector<double> w(static_cast<size_t>(2 * r + 1));
-  double binomial = 1.0; // C(2r, m) for m = 0..2r
-  for (int m = 0; m <= 2 * r; ++m) {
-    const int k = m - r;
-    w[static_cast<size_t>(m)] = -((k % 2 == 0) ? 1.0 : -1.0) * binomial / std::ldexp(1.0, 2 * r);
-    binomial = binomial * (2 * r - m) / (m + 1);
-  }
-  return w;
-}
-
-const std::vector<double> &firstDerivativeWeights(unsigned order) {
-  static const std::vector<double> w2{-1.0 / 2, 0, 1.0 / 2};
-  static const std::vector<double> w4{1.0 / 12, -2.0 / 3, 0, 2.0 / 3, -1.0 / 12};
-  static const std::vector<double> w6{-1.0 / 60, 3.0 / 20, -3.0 / 4, 0, 3.0 / 4, -3.0 / 20, 1.0 / 60};
-  static const std::vector<double> w8{1.0 / 280, -4.0 / 105, 1.0 / 5, -4.0 / 5, 0,
-                                      4.0 / 5,   -1.0 / 5,   4.0 / 105, -1.0 / 280};
-  switch (order) {
-  case 4: return w4;
-  case 6: return w6;
-  case 8: return w8;
-  default: return w2;
-  }
-}
-
-const std::vector<double> &secondDerivativeWeights(unsigned order) {
-  static const std::vector<double> w2{1, -2, 1};
-  static const std::vector<double> w4{-1.0 / 12, 4.0 / 3, -5.0 / 2, 4.0 / 3, -1.0 / 12};
-  static const std::vector<double> w6{1.0 / 90, -3.0 / 20, 3.0 / 2, -49.0 / 18, 3.0 / 2, -3.0 / 20, 1.0 / 90};
-  static const std::vector<double> w8{-1.0 / 560, 8.0 / 315, -1.0 / 5,  8.0 / 5, -205.0 / 72,
-                                      8.0 / 5,    -1.0 / 5,  8.0 / 315, -1.0 / 560};
-  switch (order) {
-  case 4: return w4;
-  case 6: return w6;
-  case 8: return w8;
-  default: return w2;
-  }
-}
-
-std::vector<double> derivativeWeights(unsigned order, unsigned count) {
-  // d^count/dx^count: the second-derivative stencil for each pair, the first-derivative one
-  // for an odd remainder (d_x(d_x(d_x(u))) = D1 D2 u, as the stencils compose).
-  std::vector<double> w{1.0};
-  auto convolve = [&](const std::vector<double> &k) {
-    std::vector<double> out(w.size() + k.size() - 1, 0.0);
-    for (size_t i = 0; i < w.size(); ++i)
-      for (size_t j = 0; j < k.size(); ++j)
-        out[i + j] += w[i] * k[j];
-    w = std::move(out);
-  };
-  for (unsigned c = count; c >= 2; c -= 2)
-    convolve(secondDerivativeWeights(order));
-  if (count % 2)
-    convolve(firstDerivativeWeights(order));
-  return w;
-}
+using support::derivativeWeights;
+using support::dissipationWeights;
+using support::firstDerivativeWeights;
+using support::secondDerivativeWeights;
 
 namespace {
 

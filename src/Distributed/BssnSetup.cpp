@@ -5,6 +5,7 @@
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Physics/AdmToBssn.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+#include "tensorium_mlir/Support/FiniteDifferenceWeights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,28 +57,14 @@ void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime:
     }
 }
 
-namespace {
-/// Centred first-derivative weights c_k (k = 1..order/2): du/dx = sum c_k (u[k] - u[-k]) / h.
-std::vector<double> firstDerivativeWeights(int order) {
-  switch (order) {
-  case 2:
-    return {0.5};
-  case 4:
-    return {2.0 / 3, -1.0 / 12};
-  case 6:
-    return {3.0 / 4, -3.0 / 20, 1.0 / 60};
-  case 8:
-    return {4.0 / 5, -1.0 / 5, 4.0 / 105, -1.0 / 280};
-  default:
-    throw DistributedError("exact-slice data: no centred first derivative of order " + std::to_string(order) +
-                           " (2, 4, 6 or 8)");
-  }
-}
-} // namespace
-
 void writeExactData(const KernelModuleTables &initial, const std::vector<double> &params, int order,
                     runtime::UniformGridStorage &s, const DistributedGrid &g) {
-  const std::vector<double> weights = firstDerivativeWeights(order);
+  if (order < 0 || !support::isFiniteDifferenceOrder(static_cast<unsigned>(order)))
+    throw DistributedError("exact-slice data: no centred first derivative of order " + std::to_string(order) +
+                           " (2, 4, 6 or 8)");
+  // d/dx = sum_q w_q (u[q] - u[-q]) / h over q = 1..radius, from the centred table's upper half.
+  const std::vector<double> &centred = support::firstDerivativeWeights(static_cast<unsigned>(order));
+  const std::vector<double> weights(centred.begin() + static_cast<long>(centred.size() / 2) + 1, centred.end());
   const Box &b = g.ghosted();
   runtime::GeneratedHostStorage init(initial.tables, {b.extent[0], b.extent[1], b.extent[2]});
   const std::string symbol = "tensorium_init_slice_grid_affine";

@@ -1,4 +1,5 @@
 // The spacetime check: 4-Ricci and box x^mu of a fixture's metric by finite differences.
+#include "tensorium_mlir/Support/FiniteDifferenceWeights.h"
 #include "tensorium_mlir/Verification/SpacetimeCheck.h"
 
 #include "CaseSupport.h"
@@ -23,18 +24,10 @@ struct Stencil {
 };
 
 Stencil stencil(int order) {
-  switch (order) {
-  case 2:
-    return {1, {-0.5, 0, 0.5}, {1, -2, 1}};
-  case 4:
-    return {2, {1.0 / 12, -2.0 / 3, 0, 2.0 / 3, -1.0 / 12}, {-1.0 / 12, 4.0 / 3, -2.5, 4.0 / 3, -1.0 / 12}};
-  case 6:
-    return {3,
-            {-1.0 / 60, 3.0 / 20, -3.0 / 4, 0, 3.0 / 4, -3.0 / 20, 1.0 / 60},
-            {1.0 / 90, -3.0 / 20, 1.5, -49.0 / 18, 1.5, -3.0 / 20, 1.0 / 90}};
-  default:
-    throw std::invalid_argument("spacetime check: finite-difference orders are 2, 4 or 6 (got " + std::to_string(order) + ")");
-  }
+  if (order < 0 || !support::isFiniteDifferenceOrder(static_cast<unsigned>(order)))
+    throw std::invalid_argument("spacetime check: finite-difference orders are 2, 4, 6 or 8 (got " + std::to_string(order) + ")");
+  const auto p = static_cast<unsigned>(order);
+  return {order / 2, support::firstDerivativeWeights(p), support::secondDerivativeWeights(p)};
 }
 
 using Matrix4 = Eigen::Matrix4d;

@@ -123,13 +123,4 @@ bool usesComputedNodesOnly(const ZFactoredStencil &f, const std::vector<char> &c
 std::vector<KernelPlan> planKernels(const frontend::Module &module, const CodeGenOptions &options,
                                     frontend::DiagnosticEngine &diags);
 
-/// Centred finite-difference weights for order p (2, 4, 6, 8): offsets -p/2..p/2.
-const std::vector<double> &firstDerivativeWeights(unsigned order);
-/// Kreiss-Oliger dissipation weights for a scheme of order p (radius p/2 + 1), times 1/h.
-std::vector<double> dissipationWeights(unsigned order);
-const std::vector<double> &secondDerivativeWeights(unsigned order);
-/// One-dimensional weights of d^count/dx^count at order p (offsets -r..r, r = size / 2): the
-/// second-derivative stencil per pair of derivatives, the first-derivative one for an odd one.
-std::vector<double> derivativeWeights(unsigned order, unsigned count);
-
 } // namespace tensorium_mlir::codegen
