@@ -1,6 +1,6 @@
 #pragma once
-// The two-puncture resolution study of tensorium-converge: no closed-form solution exists, so
-// convergence is judged from differences between successive resolutions.
+// tensorium-converge's front end to the two-puncture resolution study (src/Verification/
+// TwoPunctureStudy): its options, the module to load, what to print and which files to write.
 #include <string>
 #include <vector>
 
