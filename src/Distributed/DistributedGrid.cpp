@@ -9,6 +9,13 @@
 
 namespace tensorium_mlir::distributed {
 
+void broadcastText(std::string &text, MPI_Comm comm) {
+  long length = static_cast<long>(text.size());
+  MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
+  text.resize(static_cast<size_t>(length));
+  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
+}
+
 void checkPetsc(PetscErrorCode code, const char *what) {
   if (code == 0)
     return;

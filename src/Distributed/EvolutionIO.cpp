@@ -167,10 +167,7 @@ std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
     else if (H5Fis_hdf5(path.c_str()) <= 0)
       problem = "is not an HDF5 file";
   }
-  int size = static_cast<int>(problem.size());
-  MPI_Bcast(&size, 1, MPI_INT, 0, comm);
-  problem.resize(static_cast<size_t>(size));
-  MPI_Bcast(problem.data(), size, MPI_CHAR, 0, comm);
+  broadcastText(problem, comm);
   return problem;
 }
 

@@ -16,13 +16,6 @@ std::string canonicalPath(const std::string &path) {
 }
 
 bool isFixture(const std::string &path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".tn") == 0; }
-
-void broadcastText(std::string &text, MPI_Comm comm) {
-  long length = static_cast<long>(text.size());
-  MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
-  text.resize(static_cast<size_t>(length));
-  MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
-}
 } // namespace
 
 KernelModuleTables moduleTables(const runtime::KernelModule &m) {
@@ -54,9 +47,9 @@ std::string ModuleCatalog::builtModule(const std::string &fixture, int order) co
 std::string ModuleCatalog::modulePath(const std::string &source, int order) {
   if (!isFixture(source))
     return source;
-  if (std::string built = builtModule(source, order); !built.empty())
-    return built;
   const std::pair<std::string, int> key{canonicalPath(source), order};
+  if (const auto built = built_.find(key); built != built_.end())
+    return built->second;
   if (const auto found = compiled_.find(key); found != compiled_.end())
     return found->second;
   int rank = 0;
@@ -64,13 +57,12 @@ std::string ModuleCatalog::modulePath(const std::string &source, int order) {
   std::string path, error;
   if (rank == 0) {
     try {
-      const std::string name = "fixture" + std::to_string(compiledCount_) + "_o" + std::to_string(order);
+      const std::string name = "fixture" + std::to_string(compiled_.size()) + "_o" + std::to_string(order);
       path = runtime::compileFixtureModule(source, scratch_.path(), name, settings_.toolchain, order);
     } catch (const std::exception &e) {
       error = e.what();
     }
   }
-  ++compiledCount_;
   broadcastText(error, comm_);
   if (!error.empty())
     throw runtime::ModuleCompileError(error);

@@ -29,10 +29,7 @@ physics::TwoPunctureSolution solveTwoPuncturesOnRoot(MPI_Comm comm, const tensor
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, comm);
   if (status != 0) {
-    long length = static_cast<long>(message.size());
-    MPI_Bcast(&length, 1, MPI_LONG, 0, comm);
-    message.resize(static_cast<size_t>(length));
-    MPI_Bcast(message.data(), static_cast<int>(length), MPI_CHAR, 0, comm);
+    broadcastText(message, comm);
     throw DistributedError((status == 1 ? "two-puncture solve failed: " : "two-puncture data: ") + message);
   }
   MPI_Bcast(&size, 1, MPI_LONG, 0, comm);

@@ -21,6 +21,9 @@ public:
 /// Throws DistributedError naming `what` when a PETSc call failed.
 void checkPetsc(PetscErrorCode code, const char *what);
 
+/// `text` as rank 0 has it (a path, an error message), on every rank of `comm`. Collective.
+void broadcastText(std::string &text, MPI_Comm comm);
+
 /// PetscInitialize/PetscFinalize around a program; argv goes to PETSc so that its options
 /// (-log_view, -ts_monitor, ...) work as users know them.
 class PetscSession {

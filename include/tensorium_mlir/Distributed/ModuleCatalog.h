@@ -45,7 +45,6 @@ private:
   std::map<std::pair<std::string, int>, std::string> built_;    // (canonical fixture, order) -> module
   std::map<std::pair<std::string, int>, std::string> compiled_; // the same, compiled by this catalog
   runtime::ScratchFolder scratch_;
-  int compiledCount_ = 0;
 };
 
 } // namespace tensorium_mlir::distributed
