@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """compare_emitted_ir.py record|compare DIR [--compiler Tensorium_cc] [--jobs N]
 
-The LLVM IR and host header Tensorium_cc emits for every fixture that compiles (fixtures/**/*.tn
-outside fixtures/errors), at the default options and on the scalar path (--vector-width 1).
+The MLIR, LLVM IR and host header Tensorium_cc emits for every fixture that compiles (fixtures/**/*.tn
+outside fixtures/errors), at the default options, on the scalar path (--vector-width 1), untiled without prefetch or two-pass
+rows, and 4-wide with explicit tiles.
 `record` writes them under DIR; `compare` emits them again with the given compiler and reports
 every fixture whose output differs from DIR's, exit status 1 when any does. A refactoring of the
 code generator that must not change behaviour records with the compiler before it and compares
@@ -17,7 +18,11 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-VARIANTS = {"default": [], "scalar": ["--vector-width", "1"]}
+VARIANTS = {"default": [], "scalar": ["--vector-width", "1"],
+            "untiled": ["--cache-blocking=off", "--prefetch=off", "--stencil-pass=off"],
+            "four-wide": ["--vector-width", "4", "--lane-shifts=off", "--cache-blocking=2x16"]}
+# The emitted MLIR (the emitter's output, op for op), the optimised LLVM IR and the host header.
+SUFFIXES = (".mlir", ".ll", ".h")
 
 
 def fixtures():
@@ -29,12 +34,12 @@ def fixtures():
 def emit(compiler, fixture, variant):
     """The outputs of one compile as {suffix: bytes}, or None when the fixture does not compile."""
     with tempfile.TemporaryDirectory() as scratch:
-        ll, header = os.path.join(scratch, "out.ll"), os.path.join(scratch, "out.h")
-        run = subprocess.run([compiler, *VARIANTS[variant], "--emit-llvm", ll, "--emit-host-header", header,
-                              str(fixture)], capture_output=True)
+        paths = {suffix: os.path.join(scratch, "out" + suffix) for suffix in SUFFIXES}
+        run = subprocess.run([compiler, *VARIANTS[variant], "--emit-mlir", paths[".mlir"], "--emit-llvm", paths[".ll"],
+                              "--emit-host-header", paths[".h"], str(fixture)], capture_output=True)
         if run.returncode != 0:
             return None
-        return {".ll": pathlib.Path(ll).read_bytes(), ".h": pathlib.Path(header).read_bytes()}
+        return {suffix: pathlib.Path(path).read_bytes() for suffix, path in paths.items()}
 
 
 def key(fixture, variant):
@@ -56,7 +61,7 @@ def main():
     compared = differing = 0
     for (fixture, variant), out in zip(jobs, outputs):
         name = key(fixture, variant)
-        for suffix in (".ll", ".h"):
+        for suffix in SUFFIXES:
             stored = args.directory / (name + suffix)
             text = out[suffix] if out else b"does not compile\n"
             if args.mode == "record":
