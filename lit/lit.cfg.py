@@ -33,6 +33,7 @@ tools = [
     ToolSubst("tensorium-verify", unresolved="fatal"),
     ToolSubst("tensorium-converge", unresolved="fatal"),
     ToolSubst("tensorium-solve", unresolved="fatal"),
+    ToolSubst("tensorium-opt", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

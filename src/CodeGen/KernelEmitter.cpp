@@ -17,13 +17,13 @@ bool isStencilFamily(KernelFamily family) {
 
 } // namespace
 
-bool wantsRowFunction(const KernelPlan &plan) {
+bool wantsRowFunction(const KernelPlan &plan, const EmitOptions &options) {
   if (!isStencilFamily(plan.family))
     return false;
   std::vector<NodeId> roots;
   for (const KernelStore &s : plan.stores)
     roots.push_back(s.value);
-  return plan.graph.topologicalOrder(roots).size() > kSharedBodyNodes;
+  return plan.graph.topologicalOrder(roots).size() > options.sharedBodyNodes;
 }
 
 KernelEmitter::Choices KernelEmitter::choose(mlir::MLIRContext *context, const KernelPlan &plan,
@@ -35,7 +35,7 @@ KernelEmitter::Choices KernelEmitter::choose(mlir::MLIRContext *context, const K
   // Lane shifts replace loads that straddle two cache lines; measured with 8-wide steps
   // (AVX-512, where they are one valignq each), and only for radii a neighbouring line covers.
   c.laneShifts = options.laneShifts && c.width == 8 && plan.radius[2] > 0 && plan.radius[2] < 8;
-  c.sharesRowBody = wantsRowFunction(plan);
+  c.sharesRowBody = wantsRowFunction(plan, options);
   if (options.stencilPass && c.sharesRowBody) {
     c.stencil = findStencilValues(plan);
     if (c.stencil.values.empty() || scratchSteps(c.stencil.values.size(), c.width) == 0)

@@ -11,12 +11,9 @@
 
 namespace tensorium_mlir::codegen::emission {
 
-/// Kernels whose bodies are this large share one body between their scf, affine and parallel
-/// variants: a private row function over (i, j, kBegin..kEnd), compiled once.
-inline constexpr size_t kSharedBodyNodes = 2000;
-
-/// Whether the plan's variants share a row function (stencil kernels above kSharedBodyNodes).
-bool wantsRowFunction(const KernelPlan &plan);
+/// Whether the plan's variants share a row function (stencil kernels of more graph nodes than
+/// EmitOptions::sharedBodyNodes).
+bool wantsRowFunction(const KernelPlan &plan, const EmitOptions &options);
 
 class KernelEmitter {
 public:
@@ -37,7 +34,7 @@ public:
   /// Every choice of strategy for one kernel, made once from the plan and the options.
   struct Choices {
     unsigned width = 1;         // points per vector step (VectorSteps)
-    bool sharesRowBody = false; // a shared row function (kSharedBodyNodes)
+    bool sharesRowBody = false; // a shared row function (wantsRowFunction)
     bool prefetch = true;       // StencilAddressing
     bool laneShifts = false;    // LaneShifts
     bool factorMixed = false;   // LaneShifts::emitZFactored

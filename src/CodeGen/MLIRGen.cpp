@@ -23,11 +23,19 @@
 
 namespace tensorium_mlir::codegen {
 
+void insertTensoriumDialects(mlir::DialectRegistry &registry) {
+  registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect, mlir::scf::SCFDialect, mlir::affine::AffineDialect,
+                  mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect,
+                  mlir::vector::VectorDialect>();
+}
+
 void loadTensoriumDialects(mlir::MLIRContext &context) {
-  context.loadDialect<mlir::func::FuncDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-                      mlir::memref::MemRefDialect, mlir::scf::SCFDialect, mlir::affine::AffineDialect,
-                      mlir::cf::ControlFlowDialect, mlir::LLVM::LLVMDialect, mlir::omp::OpenMPDialect,
-                      mlir::vector::VectorDialect>();
+  mlir::DialectRegistry registry;
+  insertTensoriumDialects(registry);
+  context.appendDialectRegistry(registry);
+  for (llvm::StringRef name : registry.getDialectNames())
+    context.getOrLoadDialect(name);
 }
 
 /// The declared elliptic problems of spectral constraints blocks; null when there are none, so
@@ -103,6 +111,25 @@ std::string rowFunctionName(KernelFamily family) {
   return std::string(kRowFunctionPrefix) + std::string(stem) + std::string(kRowFunctionSuffix);
 }
 
+void emitKernels(mlir::ModuleOp module, mlir::Location loc, const std::vector<KernelPlan> &kernels,
+                 const EmitOptions &options) {
+  mlir::OpBuilder builder(module.getContext());
+  // Large stencil kernels share one body (a private row function) between their variants; the
+  // variants of one family are planned from one graph, so the first one's body serves all.
+  std::map<KernelFamily, std::string> rowFunctions;
+  for (const KernelPlan &plan : kernels) {
+    mlir::Location kernelLoc = mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc);
+    emission::KernelEmitter emitter(builder, kernelLoc, plan, options);
+    if (emitter.sharesRowBody()) {
+      auto [it, first] = rowFunctions.try_emplace(plan.family, rowFunctionName(plan.family));
+      if (first)
+        emission::KernelEmitter(builder, kernelLoc, plan, options).emitRowFunction(module, it->second);
+      emitter.useRowFunction(it->second);
+    }
+    emitter.emit(module);
+  }
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const std::vector<KernelPlan> &kernels,
                                              const frontend::Module &source, const EmitOptions &options) {
   loadTensoriumDialects(context);
@@ -138,20 +165,7 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
   if (mlir::ArrayAttr problems = spectralProblemAttributes(builder, source))
     (*module)->setAttr(sv(abi::kAttrModuleSpectralProblems), problems);
-  // Large stencil kernels share one body (a private row function) between their variants; the
-  // variants of one family are planned from one graph, so the first one's body serves all.
-  std::map<KernelFamily, std::string> rowFunctions;
-  for (const KernelPlan &plan : kernels) {
-    mlir::Location kernelLoc = mlir::NameLoc::get(builder.getStringAttr(plan.symbol), loc);
-    emission::KernelEmitter emitter(builder, kernelLoc, plan, options);
-    if (emitter.sharesRowBody()) {
-      auto [it, first] = rowFunctions.try_emplace(plan.family, rowFunctionName(plan.family));
-      if (first)
-        emission::KernelEmitter(builder, kernelLoc, plan, options).emitRowFunction(*module, it->second);
-      emitter.useRowFunction(it->second);
-    }
-    emitter.emit(*module);
-  }
+  emitKernels(*module, loc, kernels, options);
   return module;
 }
 

@@ -1,18 +1,8 @@
 #include "tensorium_mlir/CodeGen/Compiler.h"
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
 #include "tensorium_mlir/HostABI/HostABIFromMLIR.h"
+#include "tensorium_mlir/Lowering/Passes.h"
 
-#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
-#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
-#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
-#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
-#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
-#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
-#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
-#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -51,49 +41,15 @@ std::string printOp(mlir::Operation *op) {
   return text;
 }
 
-/// The OpenMP conversion wraps each parallel body in a memref.alloca_scope, which must stay one
-/// block; kernels allocate nothing there, so the scope is dissolved into its parent before the
-/// inner (vector) loops become branches. (The canonicalizer does this too, but its cost grows
-/// faster than linearly with the size of a kernel body.)
-void inlineAllocaScopes(mlir::ModuleOp module) {
-  llvm::SmallVector<mlir::memref::AllocaScopeOp> scopes;
-  module.walk([&](mlir::memref::AllocaScopeOp scope) {
-    bool allocates = false;
-    scope.walk([&](mlir::memref::AllocaOp) { allocates = true; });
-    if (!allocates && scope.getBodyRegion().hasOneBlock())
-      scopes.push_back(scope);
-  });
-  for (mlir::memref::AllocaScopeOp scope : scopes) {
-    mlir::Block &body = scope.getBodyRegion().front();
-    mlir::Operation *terminator = body.getTerminator();
-    scope->getBlock()->getOperations().splice(scope->getIterator(), body.getOperations(), body.begin(),
-                                              terminator->getIterator());
-    scope->replaceAllUsesWith(terminator->getOperands());
-    scope->erase();
-  }
-}
-
 bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
-  // No canonicalisation or CSE here: the emitter's graph is already hash-consed and folded, and
-  // those passes cost time superlinear in the size of a kernel body; LLVM cleans up the rest.
   mlir::PassManager loops(module.getContext());
-  loops.addPass(mlir::createLowerAffinePass());
-  loops.addPass(mlir::createConvertSCFToOpenMPPass());
+  addKernelLoopLowering(loops);
   if (mlir::failed(loops.run(module))) {
     error = "lowering the kernel loops failed";
     return false;
   }
-  inlineAllocaScopes(module);
   mlir::PassManager pm(module.getContext());
-  pm.addPass(mlir::createConvertSCFToCFPass());
-  pm.addPass(mlir::createConvertVectorToLLVMPass());
-  pm.addPass(mlir::createConvertMathToLLVMPass());
-  pm.addPass(mlir::createArithToLLVMConversionPass());
-  pm.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(mlir::createConvertFuncToLLVMPass());
-  pm.addPass(mlir::createConvertControlFlowToLLVMPass());
-  pm.addPass(mlir::createConvertOpenMPToLLVMPass());
-  pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+  addLLVMDialectLowering(pm);
   if (mlir::failed(pm.run(module))) {
     error = "lowering to the LLVM dialect failed";
     return false;

@@ -4,6 +4,7 @@
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -14,6 +15,8 @@ namespace tensorium_mlir::codegen {
 
 /// Loads every dialect the emitted and lowered modules use.
 void loadTensoriumDialects(mlir::MLIRContext &context);
+/// Registers the same dialects (drivers such as tensorium-opt).
+void insertTensoriumDialects(mlir::DialectRegistry &registry);
 
 /// How kernel bodies are emitted (the target's choices; the ABI does not depend on them).
 struct EmitOptions {
@@ -44,11 +47,20 @@ struct EmitOptions {
   bool factorMixed = true;
   /// Explicit tile sizes in y and z (both > 0) instead of the automatic ones.
   int64_t tileY = 0, tileZ = 0;
+  /// Stencil kernels of more graph nodes than this share one body between their variants: a
+  /// private row function over (i, j, kBegin..kEnd), compiled once (and only they get two-pass
+  /// rows, lane shifts, write prefetches and the team's row tiles).
+  size_t sharedBodyNodes = 2000;
 };
 
 /// The private function that computes one row of a large stencil kernel, shared by the kernel
 /// family's variants (`__tensorium_<family>_row`; docs/codegen.md).
 std::string rowFunctionName(KernelFamily family);
+
+/// Emits one function per plan at the end of `module` (and the shared row functions of large
+/// stencil kernels), each located at `loc` under its symbol's name.
+void emitKernels(mlir::ModuleOp module, mlir::Location loc, const std::vector<KernelPlan> &kernels,
+                 const EmitOptions &options);
 
 /// Emits every kernel plus the module attributes (ABI version, simulation metadata, field
 /// table) that host descriptors are built from.
