@@ -8,7 +8,7 @@
 // machine's measured peak double-precision rate and of a STREAM-triad bandwidth bound.
 //
 //   build/bin/TensoriumBssnBenchmark [n ...]        (default: 64 128)
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
 

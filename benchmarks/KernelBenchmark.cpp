@@ -3,7 +3,7 @@
 // path (--vector-width 1 --fp-contract=off) measured side by side in one run. Flops per point
 // come from `Tensorium_cc --emit-op-counts` (reported as a counter).
 #include "../tests/kernels/KernelLibrary.h"
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 
 #include <benchmark/benchmark.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates abi/tensorium-abi.manifest from the fixtures in abi/fixtures.txt. Run it only
 # when the ABI changes on purpose, together with a bump of kABIVersion in
-# include/tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h.
+# include/tensorium_mlir/HostABI/GeneratedKernelABI.h.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TENSORIUM_BUILD_DIR:-$root/build}

@@ -2,7 +2,7 @@
 // problems) and one KernelEmitter per kernel plan.
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
 #include "tensorium_mlir/Frontend/EllipticProblem.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include "KernelEmitter.h"
 

@@ -6,7 +6,7 @@
 #include "PlanningSupport.h"
 #include "Scalarizer.h"
 
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 namespace tensorium_mlir::codegen::planning {
 

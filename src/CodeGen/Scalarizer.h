@@ -7,7 +7,7 @@
 
 #include "tensorium_mlir/Frontend/EllipticProblem.h"
 #include "tensorium_mlir/Frontend/Sema.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
 #include <cmath>

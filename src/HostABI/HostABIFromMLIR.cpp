@@ -1,5 +1,5 @@
 #include "tensorium_mlir/HostABI/HostABIFromMLIR.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"

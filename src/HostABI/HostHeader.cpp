@@ -1,5 +1,5 @@
 #include "tensorium_mlir/HostABI/HostHeader.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,5 @@
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include <algorithm>
 #include <set>

@@ -1,4 +1,4 @@
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
 #include "tensorium_mlir/HostABI/HostABIFromMLIR.h"
 #include "tensorium_mlir/Lowering/Passes.h"

@@ -2,7 +2,7 @@
 #include "tensorium_mlir/Problems/ExactSolution.h"
 #include "tensorium_mlir/Runtime/KernelModule.h"
 
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "tensorium_mlir/Runtime/HostStorage.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
 #include <set>

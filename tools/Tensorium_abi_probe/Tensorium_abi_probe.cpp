@@ -2,11 +2,11 @@
 // buffers with roles, access and component counts, stencil radius, and validation results.
 #include "large_stack.h"
 #include "ManifestCompare.h"
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 #include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Runtime/HostABITypes.h"
-#include "tensorium_mlir/Target/MLIRGen/GeneratedKernelABI.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <cstddef>
 

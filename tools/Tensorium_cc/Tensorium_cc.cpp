@@ -1,7 +1,7 @@
 // Tensorium_cc: the .tn compiler driver.
 #include "cli_numbers.h"
 #include "large_stack.h"
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
 #include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Frontend/Frontend.h"

@@ -1,7 +1,7 @@
 #pragma once
 // Reads a generated module's ABI attributes into a HostModuleABI. Reads attributes only; never
 // builds ops.
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -2,7 +2,7 @@
 // C host header for a generated module: raw prototypes with expanded memref descriptors,
 // convenience wrappers sized from ABI metadata, and descriptor tables a runtime can consume
 // without the compiler. Compiles as C99 and C++17.
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include <string>
 

@@ -5,7 +5,7 @@
 // No MLIR here: the inputs are the host ABI descriptor or the generated C tables.
 #include "tensorium_mlir/Runtime/HostABITypes.h"
 #include "tensorium_mlir/Runtime/LargePageAllocator.h"
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include <array>
 #include <cstdint>

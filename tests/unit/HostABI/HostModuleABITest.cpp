@@ -1,6 +1,6 @@
-#include "tensorium_mlir/CodeGen/Compiler.h"
+#include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // Front door of the back end: analysed module -> MLIR text, lowered MLIR, LLVM IR or an
 // object file. No MLIR or LLVM headers here, so tools and tests stay light.
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
-#include "tensorium_mlir/Target/MLIRGen/MLIRGenHostABI.h"
+#include "tensorium_mlir/HostABI/HostModuleABI.h"
 
 #include <string>
 

@@ -1,0 +1,144 @@
+#pragma once
+// The one place that spells the generated-kernel ABI v3: version, attribute names, symbol
+// names, kind tags and the rank-1 memref descriptor. Pure C++ so runtime code can include it.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tensorium_mlir::abi {
+
+inline constexpr int64_t kABIVersion = 3;
+
+/// Largest stencil radius (points per side) of an rhs or residual grid kernel: order-8
+/// Kreiss-Oliger terms need 5, nested order-4 second derivatives 4 each. Larger radii are
+/// refused while planning kernels, with a located error, on every emit path.
+inline constexpr int64_t kMaxStencilRadius = 8;
+
+// Function attributes.
+inline constexpr std::string_view kAttrVersion = "tensorium.abi.version";
+inline constexpr std::string_view kAttrKind = "tensorium.abi.kind";
+inline constexpr std::string_view kAttrMemoryLayout = "tensorium.abi.memory_layout";
+inline constexpr std::string_view kAttrMemrefABI = "tensorium.abi.memref_abi";
+inline constexpr std::string_view kAttrParamNames = "tensorium.abi.param_names";
+inline constexpr std::string_view kAttrCoordNames = "tensorium.abi.coord_names";
+inline constexpr std::string_view kAttrFieldNames = "tensorium.abi.field_names";
+inline constexpr std::string_view kAttrOutputNames = "tensorium.abi.output_names";
+inline constexpr std::string_view kAttrReadArgIndices = "tensorium.abi.read_arg_indices";
+inline constexpr std::string_view kAttrWriteArgIndices = "tensorium.abi.write_arg_indices";
+inline constexpr std::string_view kAttrStencilRadius = "tensorium.abi.stencil_radius";
+inline constexpr std::string_view kAttrResidualKernel = "tensorium.abi.residual_kernel";
+/// Spectral residual kernels: the name of the constraints block (a residual system) they belong to.
+inline constexpr std::string_view kAttrConstraintBlock = "tensorium.abi.constraint_block";
+/// Symbolic-mode functions only: the name of every argument, in order (field derivative
+/// inputs are spelled <field>[_c<component>][_d<axes>], e.g. gamma_c4_dxy).
+inline constexpr std::string_view kAttrArgNames = "tensorium.abi.arg_names";
+
+// Module attributes: simulation metadata and the field table host descriptors are built from.
+// tensorium.abi.simulation = {dimension, coordinates, resolution, scheme, order}
+// tensorium.abi.fields = [{name, type, variance, rank, spacetime, components}, ...]
+inline constexpr std::string_view kAttrModuleSimulation = "tensorium.abi.simulation";
+inline constexpr std::string_view kAttrModuleFields = "tensorium.abi.fields";
+/// Declared elliptic problems (additive; present only when a constraints block declares one).
+inline constexpr std::string_view kAttrModuleSpectralProblems = "tensorium.abi.spectral_problems";
+
+// Attribute values.
+inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";
+inline constexpr std::string_view kMemrefABIStridedRank1F64 = "strided_memref_rank1_f64";
+
+// Symbols.
+inline constexpr std::string_view kSymbolInit = "tensorium_init";
+inline constexpr std::string_view kSymbolRhs = "tensorium_rhs";
+inline constexpr std::string_view kSymbolEntry = "tensorium_entry";
+inline constexpr std::string_view kSymbolInitPoint = "tensorium_init_point";
+inline constexpr std::string_view kSymbolInitGridScf = "tensorium_init_grid_scf";
+inline constexpr std::string_view kSymbolInitGridAffine = "tensorium_init_grid_affine";
+/// Full 3+1 slices (additive): initial data whose split_3p1 also maps beta, Kij or the BSSN
+/// variables get these kernels besides the three above, which keep (alpha, gamma, gammaU).
+inline constexpr std::string_view kSymbolInitSlicePoint = "tensorium_init_slice_point";
+inline constexpr std::string_view kSymbolInitSliceGridScf = "tensorium_init_slice_grid_scf";
+inline constexpr std::string_view kSymbolInitSliceGridAffine = "tensorium_init_slice_grid_affine";
+inline constexpr std::string_view kSymbolRhsGridScf = "tensorium_rhs_grid_scf";
+inline constexpr std::string_view kSymbolRhsGridAffine = "tensorium_rhs_grid_affine";
+inline constexpr std::string_view kSymbolRhsGridParallel = "tensorium_rhs_grid_parallel";
+inline constexpr std::string_view kSymbolResidualGridScf = "tensorium_residual_grid_scf";
+inline constexpr std::string_view kSymbolResidualGridAffine = "tensorium_residual_grid_affine";
+inline constexpr std::string_view kSymbolResidualGridParallel = "tensorium_residual_grid_parallel";
+inline constexpr std::string_view kSymbolPrefix = "tensorium_";
+inline constexpr std::string_view kSymbolSpectralResidualPrefix = "tensorium_spectral_residual_";
+inline constexpr std::string_view kSymbolSpectralResidualJvpPrefix = "tensorium_spectral_residual_jvp_";
+inline constexpr std::string_view kSymbolSpectralResidualGridPrefix = "tensorium_spectral_residual_grid_";
+
+// Kind tags (the value of tensorium.abi.kind).
+inline constexpr std::string_view kKindInit = "init";
+inline constexpr std::string_view kKindRhs = "rhs";
+inline constexpr std::string_view kKindEntry = "entry";
+inline constexpr std::string_view kKindInitPoint = "init_point";
+inline constexpr std::string_view kKindInitGridScf = "init_grid_scf";
+inline constexpr std::string_view kKindInitGridAffine = "init_grid_affine";
+inline constexpr std::string_view kKindInitSlicePoint = "init_slice_point";
+inline constexpr std::string_view kKindInitSliceGridScf = "init_slice_grid_scf";
+inline constexpr std::string_view kKindInitSliceGridAffine = "init_slice_grid_affine";
+inline constexpr std::string_view kKindRhsGridScf = "rhs_grid_scf";
+inline constexpr std::string_view kKindRhsGridAffine = "rhs_grid_affine";
+inline constexpr std::string_view kKindRhsGridParallel = "rhs_grid_parallel";
+inline constexpr std::string_view kKindResidualGridScf = "residual_grid_scf";
+inline constexpr std::string_view kKindResidualGridAffine = "residual_grid_affine";
+inline constexpr std::string_view kKindResidualGridParallel = "residual_grid_parallel";
+inline constexpr std::string_view kKindSpectralResidual = "spectral_residual";
+inline constexpr std::string_view kKindSpectralResidualJvp = "spectral_residual_jvp";
+inline constexpr std::string_view kKindSpectralResidualGrid = "spectral_residual_grid";
+
+/// Point kernels of initial data: coordinates are scalar arguments.
+constexpr bool isInitPointKind(std::string_view kind) { return kind == kKindInitPoint || kind == kKindInitSlicePoint; }
+/// Grid kernels of initial data over a flat list of points (coordinates are buffers).
+constexpr bool isInitGridKind(std::string_view kind) {
+  return kind == kKindInitGridScf || kind == kKindInitGridAffine || kind == kKindInitSliceGridScf ||
+         kind == kKindInitSliceGridAffine;
+}
+
+/// Boundary rows of a declared elliptic problem (additive): one flat grid kernel per unknown
+/// (component) and face, `tensorium_spectral_boundary_<unknown>_<face>`, writing the Robin
+/// coefficients a, b and value (a u + b du/dn = value; Dirichlet: a = 1, b = 0) at the points
+/// whose coordinates it is given.
+inline constexpr std::string_view kSymbolSpectralBoundaryPrefix = "tensorium_spectral_boundary_";
+inline constexpr std::string_view kKindSpectralBoundaryGrid = "spectral_boundary_grid";
+inline std::string spectralBoundarySymbol(const std::string &unknown, const std::string &face) {
+  return std::string(kSymbolSpectralBoundaryPrefix) + unknown + "_" + face;
+}
+/// Exact solutions of a declared elliptic problem (additive): one flat grid kernel per unknown
+/// (component), `tensorium_spectral_exact_<unknown>`, writing `value` and, when the program
+/// declares one, `tolerance` at the points whose coordinates it is given.
+inline constexpr std::string_view kSymbolSpectralExactPrefix = "tensorium_spectral_exact_";
+inline constexpr std::string_view kKindSpectralExactGrid = "spectral_exact_grid";
+inline std::string spectralExactSymbol(const std::string &unknown) { return std::string(kSymbolSpectralExactPrefix) + unknown; }
+/// Grid kernels over a flat list of points whose coordinates are buffers.
+constexpr bool isFlatPointGridKind(std::string_view kind) {
+  return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid || kind == kKindSpectralExactGrid;
+}
+
+/// Output buffers of `dt X = ...` are named with this prefix: `dX`.
+inline constexpr std::string_view kDerivativeOutputPrefix = "d";
+
+/// Spectral derivative bundle of one scalar field at one collocation point.
+inline constexpr int kSpectralBundleSize = 10;
+inline constexpr std::string_view kSpectralBundleSlotNames[kSpectralBundleSize] = {
+    "value", "d1", "d2", "d3", "d11", "d12", "d13", "d22", "d23", "d33"};
+/// Bundle slot of the first derivative along axis a (0-based).
+constexpr int spectralFirstDerivativeSlot(int a) { return 1 + a; }
+/// Bundle slot of the second derivative along axes a and b (0-based, symmetric).
+constexpr int spectralSecondDerivativeSlot(int a, int b) {
+  int lo = a < b ? a : b, hi = a < b ? b : a;
+  constexpr int base[3] = {4, 7, 9}; // d11, d22, d33
+  return base[lo] + (hi - lo);
+}
+
+/// Lowered form of one memref<?xf64> argument: five C arguments.
+struct StridedMemRef1DF64 {
+  double *allocated;
+  double *aligned;
+  int64_t offset;
+  int64_t size;
+  int64_t stride;
+};
+
+} // namespace tensorium_mlir::abi
