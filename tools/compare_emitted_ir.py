@@ -31,12 +31,13 @@ def fixtures():
             yield path
 
 
-def emit(compiler, fixture, variant):
+def emit(compiler, fixture, variant, suffixes):
     """The outputs of one compile as {suffix: bytes}, or None when the fixture does not compile."""
+    flags = {".mlir": "--emit-mlir", ".ll": "--emit-llvm", ".h": "--emit-host-header", ".o": "--emit-obj"}
     with tempfile.TemporaryDirectory() as scratch:
-        paths = {suffix: os.path.join(scratch, "out" + suffix) for suffix in SUFFIXES}
-        run = subprocess.run([compiler, *VARIANTS[variant], "--emit-mlir", paths[".mlir"], "--emit-llvm", paths[".ll"],
-                              "--emit-host-header", paths[".h"], str(fixture)], capture_output=True)
+        paths = {suffix: os.path.join(scratch, "out" + suffix) for suffix in suffixes}
+        outputs = [arg for suffix in suffixes for arg in (flags[suffix], paths[suffix])]
+        run = subprocess.run([compiler, *VARIANTS[variant], *outputs, str(fixture)], capture_output=True)
         if run.returncode != 0:
             return None
         return {suffix: pathlib.Path(path).read_bytes() for suffix, path in paths.items()}
@@ -52,16 +53,18 @@ def main():
     parser.add_argument("directory", type=pathlib.Path)
     parser.add_argument("--compiler", default=str(ROOT / "build" / "bin" / "Tensorium_cc"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--objects", action="store_true", help="also the object files (for this machine's CPU)")
     args = parser.parse_args()
+    suffixes = SUFFIXES + ((".o",) if args.objects else ())
     jobs = [(f, v) for f in fixtures() for v in VARIANTS]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        outputs = list(pool.map(lambda fv: emit(args.compiler, *fv), jobs))
+        outputs = list(pool.map(lambda fv: emit(args.compiler, *fv, suffixes), jobs))
     if args.mode == "record":
         args.directory.mkdir(parents=True, exist_ok=True)
     compared = differing = 0
     for (fixture, variant), out in zip(jobs, outputs):
         name = key(fixture, variant)
-        for suffix in SUFFIXES:
+        for suffix in suffixes:
             stored = args.directory / (name + suffix)
             text = out[suffix] if out else b"does not compile\n"
             if args.mode == "record":
