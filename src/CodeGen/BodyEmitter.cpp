@@ -269,14 +269,7 @@ std::vector<NodeId> BodyEmitter::evaluationOrder(const std::vector<NodeId> &root
   return order;
 }
 
-std::vector<NodeId> BodyEmitter::storeRoots() const {
-  std::vector<NodeId> roots;
-  for (const KernelStore &s : plan_.stores)
-    roots.push_back(s.value);
-  if (plan_.result >= 0)
-    roots.push_back(plan_.result);
-  return roots;
-}
+std::vector<NodeId> BodyEmitter::storeRoots() const { return outputRoots(plan_); }
 
 void BodyEmitter::forgetVaryingValues() {
   for (auto it = values_.begin(); it != values_.end();)

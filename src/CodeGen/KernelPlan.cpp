@@ -6,18 +6,22 @@
 
 namespace tensorium_mlir::codegen {
 
-namespace planning {
-
-void setCommonAttributes(KernelPlan &plan) {
-  // Scalar arguments count as read only when the computation uses them; buffers keep the flag
-  // the planner gave them (a coordinate buffer may be read for its length alone).
+std::vector<NodeId> outputRoots(const KernelPlan &plan) {
   std::vector<NodeId> roots;
   for (const KernelStore &s : plan.stores)
     roots.push_back(s.value);
   if (plan.result >= 0)
     roots.push_back(plan.result);
+  return roots;
+}
+
+namespace planning {
+
+void setCommonAttributes(KernelPlan &plan) {
+  // Scalar arguments count as read only when the computation uses them; buffers keep the flag
+  // the planner gave them (a coordinate buffer may be read for its length alone).
   std::vector<char> used(plan.args.size(), 0);
-  for (NodeId id : plan.graph.topologicalOrder(roots)) {
+  for (NodeId id : plan.graph.topologicalOrder(outputRoots(plan))) {
     const Node &n = plan.graph.node(id);
     if (n.op == NodeOp::Leaf && n.leaf.kind == LeafKind::Arg)
       used[static_cast<size_t>(n.leaf.a)] = 1;

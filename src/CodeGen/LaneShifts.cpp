@@ -9,11 +9,7 @@ namespace tensorium_mlir::codegen::emission {
 
 std::unordered_map<NodeId, const ZFactoredStencil *> chooseZFactorings(const KernelPlan &plan) {
   const ScalarGraph &g = plan.graph;
-  std::vector<NodeId> roots;
-  for (const KernelStore &s : plan.stores)
-    roots.push_back(s.value);
-  if (plan.result >= 0)
-    roots.push_back(plan.result);
+  const std::vector<NodeId> roots = outputRoots(plan);
   std::vector<char> reached(g.size(), 0);
   for (NodeId id : g.topologicalOrder(roots))
     reached[static_cast<size_t>(id)] = 1;

@@ -19,11 +19,7 @@ std::array<int64_t, 2> chooseTile(const KernelPlan &plan, const EmitOptions &opt
   // split rows 2.4): only y is tiled for them.
   if (twoPassRows)
     return {kTwoPassTileRows, kMaxTileZ};
-  std::vector<NodeId> roots;
-  for (const KernelStore &s : plan.stores)
-    roots.push_back(s.value);
-  if (plan.result >= 0)
-    roots.push_back(plan.result);
+  const std::vector<NodeId> roots = outputRoots(plan);
   std::set<std::pair<int, int>> components;
   for (NodeId id : plan.graph.topologicalOrder(roots)) {
     const Node &n = plan.graph.node(id);

@@ -1,4 +1,5 @@
 #include "PlanFromMLIR.h"
+#include "PlanningSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -272,12 +273,9 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
     return std::nullopt;
   }
   plan.stencilRadius = *std::max_element(plan.radius.begin(), plan.radius.end());
+  planning::setCommonAttributes(plan); // read and written arguments, as the planner lists them
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const KernelArg &a = plan.args[i];
-    if (a.read)
-      plan.readArgs.push_back(static_cast<int64_t>(i));
-    if (a.written)
-      plan.writeArgs.push_back(static_cast<int64_t>(i));
     if (a.written && reader.shiftedReads_.count(static_cast<int>(i)))
       plan.snapshotArgs.push_back(static_cast<int>(i));
     std::vector<std::string> *names = a.role == ArgRole::Param        ? &plan.paramNames

@@ -10,11 +10,7 @@ std::vector<PrefetchTarget> readPrefetches(const KernelPlan &plan, bool prefetch
   std::vector<PrefetchTarget> prefetches;
   if (!prefetch)
     return prefetches;
-  std::vector<NodeId> roots;
-  for (const KernelStore &s : plan.stores)
-    roots.push_back(s.value);
-  if (plan.result >= 0)
-    roots.push_back(plan.result);
+  const std::vector<NodeId> roots = outputRoots(plan);
   const auto ahead = static_cast<int8_t>(plan.radius[0] + 1), ry = static_cast<int8_t>(plan.radius[1]);
   std::set<std::pair<int, int>> read, readAcrossRows;
   for (NodeId id : plan.graph.topologicalOrder(roots)) {

@@ -20,11 +20,7 @@ int64_t scratchSteps(size_t values, unsigned width) {
 
 StencilValues findStencilValues(const KernelPlan &plan) {
   const ScalarGraph &g = plan.graph;
-  std::vector<NodeId> roots;
-  for (const KernelStore &s : plan.stores)
-    roots.push_back(s.value);
-  if (plan.result >= 0)
-    roots.push_back(plan.result);
+  const std::vector<NodeId> roots = outputRoots(plan);
   const std::vector<NodeId> order = g.topologicalOrder(roots);
   constexpr int64_t kNone = -1, kSeveral = -2;
   std::vector<int64_t> source(g.size(), kNone);

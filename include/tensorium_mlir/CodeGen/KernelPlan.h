@@ -113,6 +113,9 @@ struct CodeGenOptions {
   size_t maxKernelOps = 150000;
 };
 
+/// The nodes a plan stores, in store order, then its result (point kernels that return one).
+std::vector<NodeId> outputRoots(const KernelPlan &plan);
+
 /// Whether every node `f` names is one of `computed` (flags by node id, e.g. the nodes the
 /// kernel's stores reach): only such factorings can be used, their loop invariants being
 /// emitted before the loops.
