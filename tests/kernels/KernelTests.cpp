@@ -1,6 +1,7 @@
 // Numerical checks of kernels generated at build time from fixtures/codegen and fixtures/gr.
 #include "KernelLibrary.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
+#include "tensorium_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,8 @@ struct Grid {
   double h[3];
   double origin[3];
   int64_t points() const { return int64_t(n[0]) * n[1] * n[2]; }
-  int64_t linear(int i, int j, int k) const { return (int64_t(i) * n[1] + j) * n[2] + k; }
+  // The documented layout (tensorium_layout.h): these tests check it against the kernels.
+  int64_t linear(int i, int j, int k) const { return tensorium_point_index(n[1], n[2], i, j, k); }
   double coord(int axis, int idx) const { return origin[axis] + idx * h[axis]; }
 };
 
@@ -111,13 +113,13 @@ TEST_P(FdDerivatives, ExactOnPolynomialsOfDegreeOrder) {
             int o1[3] = {0, 0, 0};
             o1[a] = 1;
             double exact = poly.deriv(x, o1[0], o1[1], o1[2]);
-            worst = std::max(worst, std::abs(run.dg[a * N + pt] - exact) / std::max(1.0, std::abs(exact)));
+            worst = std::max(worst, std::abs(run.dg[tensorium_component_index(N, a, pt)] - exact) / std::max(1.0, std::abs(exact)));
             for (int b = 0; b < 3; ++b) {
               int o2[3] = {0, 0, 0};
               o2[a] += 1;
               o2[b] += 1;
               double exact2 = poly.deriv(x, o2[0], o2[1], o2[2]);
-              worst = std::max(worst, std::abs(run.dh[(a * 3 + b) * N + pt] - exact2) / std::max(1.0, std::abs(exact2)));
+              worst = std::max(worst, std::abs(run.dh[tensorium_component_index(N, tensorium_tensor2_component(3, a, b), pt)] - exact2) / std::max(1.0, std::abs(exact2)));
             }
           }
         }

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -306,6 +307,39 @@ int compareMain(const std::string &oldPath, const std::string &newPath) {
   return static_cast<int>(comparison.overall);
 }
 
+/// Whether `dir` is the root of a project: it holds .git, or a CMakeLists.txt that declares a
+/// project().
+bool isProjectRoot(const std::filesystem::path &dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir / ".git", ec))
+    return true;
+  std::ifstream cmake(dir / "CMakeLists.txt");
+  std::string line;
+  while (std::getline(cmake, line))
+    if (line.find("project(") != std::string::npos && line.find('#') == std::string::npos)
+      return true;
+  return false;
+}
+
+/// The name a manifest records for a program: its path relative to the project it lies in (the
+/// nearest folder above it that isProjectRoot), else to the current folder, so that manifests
+/// made from different folders name the same program alike.
+std::string manifestName(const std::string &path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path absolute = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec)
+    return path;
+  for (fs::path dir = absolute.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (isProjectRoot(dir))
+      return absolute.lexically_relative(dir).generic_string();
+    if (dir == dir.root_path())
+      break;
+  }
+  const fs::path relative = absolute.lexically_relative(fs::current_path(ec));
+  return ec || relative.empty() ? path : relative.generic_string();
+}
+
 int manifestMain(const std::vector<std::string> &inputs, const std::string &checkAgainst) {
   std::ostringstream manifest;
   manifest << "# Tensorium generated-kernel ABI manifest. Regenerate with tools/update-abi-manifest.sh\n"
@@ -323,7 +357,7 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
     HostModuleABI abi;
     if (!compileToABI(path, options, abi))
       return 1;
-    printManifestModule(entry, abi, manifest);
+    printManifestModule((options.codegen.symbolic ? "symbolic:" : "") + manifestName(path), abi, manifest);
   }
   if (checkAgainst.empty()) {
     std::cout << manifest.str();
