@@ -17,6 +17,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fixtures", os.path.join(config.tensorium_src_root, "fixtures")))
+config.substitutions.append(("%tensorium_src", config.tensorium_src_root))
 config.substitutions.append(("%tensorium_include", os.path.join(config.tensorium_src_root, "include")))
 # Host compilers used to check that generated headers compile cleanly as C and C++.
 config.substitutions.append(("%host-cc", "cc"))

@@ -9,6 +9,34 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TENSORIUM_BUILD_DIR:-$root/build}
 mode=${1:-main}
 
+# The argument is checked before anything is installed or built.
+usage="usage: tools/run.sh [main|test|demo]  (main: build and run the default job; test: build and run every test; demo: a two-rank head-on evolution with plots)"
+case "$mode" in
+  main | test | demo) ;;
+  -h | --help | help)
+    echo "$usage"
+    exit 0
+    ;;
+  *)
+    hint=""
+    for known in main test demo; do
+      # One letter changed, added, dropped or two swapped: the likely intended mode.
+      if [ "${#mode}" -ge 3 ] && [ "${#mode}" -le 5 ] &&
+        python3 -c 'import sys; from difflib import SequenceMatcher as S; sys.exit(0 if S(None, sys.argv[1], sys.argv[2]).ratio() >= 0.75 else 1)' "$mode" "$known" 2>/dev/null; then
+        hint=" (did you mean '$known'?)"
+      fi
+    done
+    echo "tools/run.sh: error: unknown mode '$mode'$hint" >&2
+    echo "$usage" >&2
+    exit 2
+    ;;
+esac
+if [ "$#" -gt 1 ]; then
+  echo "tools/run.sh: error: one mode at most, got $#: $*" >&2
+  echo "$usage" >&2
+  exit 2
+fi
+
 bash "$root/tools/bootstrap.sh"
 
 launcher=()

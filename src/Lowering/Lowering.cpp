@@ -58,6 +58,8 @@ bool lowerToLLVMDialect(mlir::ModuleOp module, std::string &error) {
 }
 
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const CompileOptions &options, std::string &error) {
+  if (!checkTargetCpu(options.cpu, error))
+    return nullptr;
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string triple = llvm::sys::getDefaultTargetTriple();
@@ -196,6 +198,36 @@ std::string countOperations(const llvm::Module &module) {
 }
 
 } // namespace
+
+bool checkTargetCpu(const std::string &cpu, std::string &error) {
+  if (cpu == "native")
+    return true;
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  const std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return false;
+  // LLVM warns about an unknown CPU and later aborts on it: refuse it here, naming the nearest
+  // known one.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(target->createMCSubtargetInfo(triple, "", ""));
+  if (!subtarget) {
+    error = "cannot describe the CPUs of target " + triple;
+    return false;
+  }
+  if (subtarget->isCPUStringValid(cpu))
+    return true;
+  std::string nearest;
+  unsigned best = ~0u;
+  for (const llvm::SubtargetSubTypeKV &known : subtarget->getAllProcessorDescriptions()) {
+    const unsigned distance = llvm::StringRef(known.Key).edit_distance(cpu, true, best);
+    if (distance < best)
+      best = distance, nearest = known.Key;
+  }
+  error = "unknown CPU '" + cpu + "' for target " + triple + " (use native, x86-64 or an LLVM CPU name";
+  error += nearest.empty() || best > std::max<size_t>(2, cpu.size() / 3) ? ")" : "; did you mean '" + nearest + "'?)";
+  return false;
+}
 
 unsigned resolveVectorWidth(const CompileOptions &options, std::string &error) {
   if (options.vectorWidth)

@@ -268,6 +268,16 @@ void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what
   std::snprintf(line, sizeof line, "finest pair: p(H) = %s, p(M) = %s; required within %g of %d", pH.c_str(), pM.c_str(),
                 tolerance, expected);
   report.verdict(verdictName, okH && okM, line);
+  if (!(okH && okM)) {
+    std::vector<double> ordersH, ordersM;
+    for (const ConvergenceRow &r : rows)
+      ordersH.push_back(r.orderH), ordersM.push_back(r.orderM);
+    std::string hint = okH ? "" : preAsymptoticHint(ordersH, expected, tolerance);
+    if (hint.empty() && !okM && judgeMomentum)
+      hint = preAsymptoticHint(ordersM, expected, tolerance);
+    if (!hint.empty())
+      report.text << hint << "\n";
+  }
   report.text << "\n";
 }
 

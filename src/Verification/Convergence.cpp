@@ -1,6 +1,7 @@
 #include "tensorium_mlir/Verification/Convergence.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace tensorium_mlir::verification {
 
@@ -18,6 +19,30 @@ double OrderSeries::add(double value, double h) {
 }
 
 bool OrderSeries::within(double expected, double tolerance) const { return std::abs(last_ - expected) <= tolerance; }
+
+std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance) {
+  std::vector<double> finite;
+  for (double p : orders)
+    if (std::isfinite(p))
+      finite.push_back(p);
+  if (finite.empty() || std::abs(finite.back() - expected) <= tolerance)
+    return "";
+  char text[256];
+  if (finite.size() == 1) {
+    std::snprintf(text, sizeof text,
+                  "hint: one pair of resolutions only (p = %.2f): add a finer one to see whether the order settles at %g",
+                  finite.back(), expected);
+    return text;
+  }
+  const double previous = finite[finite.size() - 2], last = finite.back();
+  if (std::abs(last - previous) <= tolerance)
+    return "";
+  std::snprintf(text, sizeof text,
+                "hint: the observed order still changes from pair to pair (%.2f, then %.2f): the coarser grids are "
+                "probably not yet in the asymptotic regime; add a finer resolution before suspecting the code",
+                previous, last);
+  return text;
+}
 
 SelfConvergence selfConvergence(double coarseMedium, double mediumFine, double hc, double hm, double hf) {
   SelfConvergence out;

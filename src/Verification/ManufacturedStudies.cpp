@@ -286,9 +286,10 @@ ManufacturedVerdict judgeManufactured(const ManufacturedSuite &suite, const std:
     table << line;
   }
   std::snprintf(line, sizeof line,
-                "verdict: %s (fitted slope of log10(error) per point: %.3f over %zu resolutions above %.0e; "
-                "required <= %.2f with at least 3 points, all solves converged, finest error < 1e-9)\n",
-                pass ? "EXPONENTIAL CONVERGENCE" : "FAIL", slope, fit.size(), floorError, requiredSlope);
+                "verdict: %s (exponential convergence: fitted slope of log10(error) per point %.3f over %zu "
+                "resolutions above %.0e; required <= %.2f with at least 3 points, all solves converged, finest error "
+                "< 1e-9)\n",
+                pass ? "PASS" : "FAIL", slope, fit.size(), floorError, requiredSlope);
   table << line;
   ManufacturedVerdict v;
   v.slope = slope;

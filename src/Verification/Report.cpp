@@ -5,6 +5,10 @@
 namespace tensorium_mlir::verification {
 
 void Report::verdict(const std::string &name, bool pass, const std::string &message, double seconds) {
+  const auto now = std::chrono::steady_clock::now();
+  if (seconds < 0)
+    seconds = std::chrono::duration<double>(now - lastVerdict_).count();
+  lastVerdict_ = now;
   verdicts.push_back({name, pass, message, seconds});
   text << "verdict: " << (pass ? "PASS" : "FAIL") << " (" << message << ")\n";
 }

@@ -345,8 +345,20 @@ int compilerMain(int argc, char **argv) {
     if (rc)
       return rc;
   }
-  if (input.empty())
+  if (input.empty()) {
+    // `--emit-obj file.tn` with the output name forgotten takes the program as the output.
+    for (const auto &[kind, path] : emissions)
+      if (path.size() > 3 && path.compare(path.size() - 3, 3, ".tn") == 0)
+        return usageError("no input file: '" + path +
+                          "' was taken as an output file name (an --emit option takes its output file first, "
+                          "e.g. --emit-obj k.o " + path + ")");
+    if (hostHeaderPath.size() > 3 && hostHeaderPath.compare(hostHeaderPath.size() - 3, 3, ".tn") == 0)
+      return usageError("no input file: '" + hostHeaderPath +
+                        "' was taken as the header's file name (--emit-host-header k.h " + hostHeaderPath + ")");
     return usageError("no input file");
+  }
+  if (std::string cpuError; !tensorium_mlir::codegen::checkTargetCpu(compile.cpu, cpuError))
+    return usageError(cpuError);
   if (outputSet && action == Action::Check)
     return usageError("'-o' needs an action that produces output, such as --dump-ast");
   if (actionSet && action != Action::Check && (!emissions.empty() || !hostHeaderPath.empty()))

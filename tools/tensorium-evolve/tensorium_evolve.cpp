@@ -55,6 +55,8 @@ const char *kUsage =
     "  --monitor-every K    progress line every K steps (default 1); --monitor-file FILE.csv\n"
     "  --output FILE.h5 --output-every K   snapshots (state, XDMF index FILE.xmf)\n"
     "  --checkpoint FILE.h5 --checkpoint-every K   checkpoints; --restart FILE.h5 continues one\n"
+    "Units: G = c = 1; b is the half-separation (punctures at (+-b, 0, 0)), m1, m2 bare masses; with\n"
+    "m1 + m2 = 1 lengths and times are in units of that mass; h = 2 L / N (docs/conventions.md).\n"
     "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments or not enough memory.\n";
 
 struct Options {

@@ -27,6 +27,7 @@ const char *kUsage =
     "                               [--s1 x,y,z] [--s2 x,y,z] [--npoints nA,nB,nphi]\n"
     "                               [--tolerance T] [--probe x,y,z]... [--target-masses M1,M2]\n"
     "                               [--preconditioner NAME] [--json] [--quiet] [--memory-estimate]\n"
+    "Units: G = c = 1 (docs/conventions.md); b is the half-separation, m1, m2 the bare masses.\n"
     "Punctures sit at (+b, 0, 0) (puncture 1) and (-b, 0, 0) (puncture 2); p and s are the\n"
     "Bowen-York momentum and spin of each. Defaults: b = 1, m1 = m2 = 0.5, no momentum or spin,\n"
     "npoints 24,24,12, tolerance 1e-12 on the residual weighted to logical units.\n"

@@ -43,6 +43,10 @@ struct CompileOptions {
   enum class FactorMixed { Auto, On, Off } factorMixed = FactorMixed::Auto;
 };
 
+/// Whether `cpu` names a CPU of this machine's target ("native" always does); otherwise sets
+/// `error` to a one-line message naming the nearest known CPU.
+bool checkTargetCpu(const std::string &cpu, std::string &error);
+
 /// The vector width `options` selects for grid kernels on its target CPU (resolves 0 = auto).
 /// Returns 0 and sets `error` when the target cannot be created.
 unsigned resolveVectorWidth(const CompileOptions &options, std::string &error);

@@ -24,6 +24,13 @@ private:
   double previous_ = kNaN, previousH_ = kNaN, last_ = kNaN;
 };
 
+/// Why a failed order check may say nothing about the code: the observed orders of successive
+/// pairs (NaN where none exists) still change by more than `tolerance` from one pair to the
+/// next, or there is only one pair, so the grids are probably not yet in the asymptotic regime.
+/// Returns a one-line "hint: ..." to print after the failed verdict, or "" when the orders
+/// have settled (away from `expected`: then the failure is more likely a real error).
+std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance = 0.3);
+
 /// Self-convergence from three solutions at spacings hc > hm > hf, with no exact solution: with
 /// u_h = u + C h^p, the differences satisfy |u_c - u_m| / |u_m - u_f| = (hc^p - hm^p) /
 /// (hm^p - hf^p), which fixes p (for a constant refinement ratio r it is log(ratio) / log(r)).

@@ -2,6 +2,7 @@
 // What a verification run reports: the human table (text), machine-readable rows (CSV, JSON)
 // and the named verdicts, which become the test cases of a JUnit XML file so that any CI can
 // gate on physics.
+#include <chrono>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,9 +20,14 @@ struct Report {
   std::ostringstream text, csv;
   std::vector<std::string> json; ///< one JSON object per row
   std::vector<Verdict> verdicts;
-  /// Records a verdict and prints "verdict: PASS|FAIL (message)" to the text.
-  void verdict(const std::string &name, bool pass, const std::string &message, double seconds = 0);
+  /// Records a verdict and prints "verdict: PASS|FAIL (message)" to the text. Without
+  /// `seconds`, the verdict's time is the wall time since the previous verdict (or since the
+  /// report was made): what the run spent on what it judges.
+  void verdict(const std::string &name, bool pass, const std::string &message, double seconds = -1);
   bool pass() const;
+
+private:
+  std::chrono::steady_clock::time_point lastVerdict_ = std::chrono::steady_clock::now();
 };
 
 /// `s` with &, <, >, " and ' escaped, and control characters other than tab and newline

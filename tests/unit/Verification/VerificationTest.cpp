@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <random>
 
 #include <cmath>
@@ -44,6 +47,20 @@ TEST(Convergence, ObservedOrderOfAKnownErrorLaw) {
   EXPECT_NEAR(s.add(2.0 * std::pow(0.15, 6), 0.15), 6.0, 1e-12);
   EXPECT_TRUE(s.within(6.2, 0.3));
   EXPECT_FALSE(s.within(5.5, 0.3));
+}
+
+TEST(Convergence, PreAsymptoticHintOnlyWhereTheOrdersHaveNotSettled) {
+  const double nan = std::nan("");
+  // Orders still jumping around the expected 4: the grids are too coarse, say so.
+  const std::string jumping = preAsymptoticHint({nan, 3.05, 5.05}, 4);
+  EXPECT_NE(jumping.find("3.05, then 5.05"), std::string::npos) << jumping;
+  EXPECT_EQ(jumping.rfind("hint: ", 0), 0u);
+  // One pair only: ask for another resolution.
+  EXPECT_NE(preAsymptoticHint({nan, 5.0}, 4).find("one pair"), std::string::npos);
+  // A passing order, or orders settled at the wrong value (a real error), get no hint.
+  EXPECT_EQ(preAsymptoticHint({nan, 3.95, 4.02}, 4), "");
+  EXPECT_EQ(preAsymptoticHint({nan, 2.01, 1.99}, 4), "");
+  EXPECT_EQ(preAsymptoticHint({nan, nan}, 4), "");
 }
 
 TEST(Convergence, SelfConvergenceRecoversTheOrderAtAnyRefinementRatios) {
@@ -133,6 +150,18 @@ TEST(Norms, HoldsPointOfAgreesWithAScanOfEveryPoint) {
   }
   EXPECT_GT(empty, 20); // both outcomes were exercised
   EXPECT_GT(held, 20);
+}
+
+TEST(Report, VerdictsWithoutATimeGetTheWallTimeSinceThePreviousOne) {
+  Report r;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  r.verdict("first", true, "after 300 ms of work");
+  r.verdict("second", true, "right after");
+  ASSERT_EQ(r.verdicts.size(), 2u);
+  EXPECT_GE(r.verdicts[0].seconds, 0.29);
+  EXPECT_LT(r.verdicts[0].seconds, 5.0);
+  EXPECT_GE(r.verdicts[1].seconds, 0.0);
+  EXPECT_LT(r.verdicts[1].seconds, 0.25); // not counted from the start
 }
 
 TEST(Report, JUnitXmlCountsFailuresAndEscapes) {
