@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare_emitted_ir.py record|compare DIR [--compiler Tensorium_cc] [--jobs N]
+"""compare_emitted_ir.py record|compare DIR [--compiler Tensorium_cc] [--jobs N] [--objects]
 
 The MLIR, LLVM IR and host header Tensorium_cc emits for every fixture that compiles (fixtures/**/*.tn
 outside fixtures/errors), at the default options, on the scalar path (--vector-width 1), untiled without prefetch or two-pass

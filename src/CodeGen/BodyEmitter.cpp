@@ -13,6 +13,13 @@ void BodyEmitter::beginFunction(mlir::ModuleOp module, mlir::Block *entry, std::
   module_ = module;
   entry_ = entry;
   args_ = std::move(args);
+  // Constants and values belong to one function.
+  indexConsts_.clear();
+  f64Consts_.clear();
+  splatConsts_.clear();
+  values_.clear();
+  broadcasts_.clear();
+  setReadBack(nullptr, nullptr);
   computeVarying();
   visited_.assign(plan_.graph.size(), 0);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The kernel body from the plan's scalar graph: per-function constants, loop invariants, and
 // the graph's nodes as MLIR values (scalars, or vectors of the kernel's width inside vector
-// loops). Every emission strategy builds on it; it decides nothing about loops or memory.
+// loops), and the module-level declarations they call (libm, the OpenMP team size). Every
+// emission strategy builds on it; it chooses no loops and no memory access pattern.
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -160,7 +160,7 @@ void KernelEmitter::emitFlatLoop() {
         firstBuffer = static_cast<int>(i);
         break;
       }
-    if (firstBuffer < 0) // no coordinates: size the loop by the first output
+    if (firstBuffer < 0) // no coordinates: size the loop by the first buffer (an output in planned kernels)
       for (size_t i = 0; i < plan_.args.size(); ++i)
         if (plan_.args[i].type == ArgType::Buffer) {
           firstBuffer = static_cast<int>(i);

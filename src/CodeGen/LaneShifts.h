@@ -41,7 +41,8 @@ public:
   bool enabled() const { return enabled_; }
 
   /// The loader of buffer leaves at the step at `linear`; with `lines`, reads shifted along z
-  /// are lane shifts of the step's row vectors.
+  /// are lane shifts of the step's row vectors. It refers to `a` and `readFrom`: use it while
+  /// they live (within the step's emission).
   LeafLoader loader(const Addressing &a, const std::map<int, Value> &readFrom, Value linear,
                     std::shared_ptr<RowLines> lines = nullptr);
 

@@ -79,14 +79,36 @@ public:
         return fail(func_.emitError() << "plan argument #" << i << " has type " << type
                                       << "; plans take index, f64 and rank-1 f64 memrefs");
       }
+      for (const char *attribute : {"tensorium.name", "tensorium.role"})
+        if (func_.getArgAttr(i, attribute) && !func_.getArgAttrOfType<mlir::StringAttr>(i, attribute))
+          return fail(func_.emitError() << "plan argument #" << i << ": " << attribute << " is a string");
       if (auto role = func_.getArgAttrOfType<mlir::StringAttr>(i, "tensorium.role")) {
         std::optional<ArgRole> r = roleNamed(role.getValue());
         if (!r)
           return fail(func_.emitError() << "plan argument #" << i << " has unknown role '" << role.getValue() << "'");
         a.role = *r;
       }
-      if (auto components = func_.getArgAttrOfType<mlir::IntegerAttr>(i, "tensorium.components"))
-        a.components = static_cast<unsigned>(std::max<int64_t>(1, components.getInt()));
+      // The role has to fit the type: buffers hold fields, outputs, coordinates and directions.
+      const bool bufferRole = a.role == ArgRole::Field || a.role == ArgRole::Output ||
+                              a.role == ArgRole::Coordinate || a.role == ArgRole::Direction;
+      const bool fits = a.type == ArgType::Index ? a.role == ArgRole::Extent
+                        : a.type == ArgType::F64 ? a.role == ArgRole::Param || a.role == ArgRole::Spacing
+                                                   : bufferRole;
+      if (!fits)
+        return fail(func_.emitError() << "plan argument #" << i << " of type " << type
+                                      << " cannot have that role (index: extent; f64: param, spacing; memref: "
+                                         "field, output, coordinate, direction)");
+      if (mlir::Attribute components = func_.getArgAttr(i, "tensorium.components")) {
+        auto integer = mlir::dyn_cast<mlir::IntegerAttr>(components);
+        const int64_t count = integer ? integer.getValue().getSExtValue() : 0;
+        if (!integer || count < 1 || count > 4096 || a.type != ArgType::Buffer)
+          return fail(func_.emitError() << "plan argument #" << i
+                                        << ": tensorium.components is an integer from 1 to 4096, on a memref<?xf64>");
+        a.components = static_cast<unsigned>(count);
+      }
+      // Extents size the loops and coordinates are read for their length at least: listed as
+      // read, as the planner lists them.
+      a.read = a.type == ArgType::Index || a.role == ArgRole::Coordinate;
       plan_.args.push_back(a);
       if (a.type == ArgType::F64)
         values_[argument.getAsOpaquePointer()] = plan_.graph.leaf({LeafKind::Arg, static_cast<int32_t>(i), 0, {}, {}});
@@ -129,6 +151,14 @@ private:
       (void)mlir::LogicalResult(op.emitError() << "a plan's buffer index is a non-negative constant component");
       return std::nullopt;
     }
+    const KernelArg &arg = plan_.args[argument.getArgNumber()];
+    const int64_t count = arg.type == ArgType::FixedBuffer ? arg.fixedSize : arg.components;
+    if (constant.value() >= count) {
+      (void)mlir::LogicalResult(op.emitError() << "component " << constant.value() << " of '" << arg.name
+                                               << "', which has " << count
+                                               << " (declare more with tensorium.components)");
+      return std::nullopt;
+    }
     return std::make_pair(static_cast<int>(argument.getArgNumber()), static_cast<int>(constant.value()));
   }
 
@@ -143,6 +173,8 @@ private:
       if (!access)
         return false;
       Leaf leaf{LeafKind::Arg, access->first, access->second, {0, 0, 0}, {}};
+      if (op.getAttr("tensorium.offset") && !op.getAttrOfType<mlir::DenseI64ArrayAttr>("tensorium.offset"))
+        return fail(op.emitError() << "tensorium.offset is an array<i64: dx, dy, dz>");
       if (auto offset = op.getAttrOfType<mlir::DenseI64ArrayAttr>("tensorium.offset")) {
         if (offset.size() != 3)
           return fail(op.emitError() << "tensorium.offset has 3 entries (x, y, z)");
@@ -155,8 +187,6 @@ private:
         }
       }
       plan_.args[static_cast<size_t>(leaf.a)].read = true;
-      if (leaf.offset != std::array<int8_t, 3>{0, 0, 0})
-        shiftedReads_.insert(leaf.a);
       values_[load.getResult().getAsOpaquePointer()] = plan_.graph.leaf(leaf);
       return true;
     }
@@ -165,6 +195,11 @@ private:
       std::optional<NodeId> value = access ? valueOf(op, store.getValue()) : std::nullopt;
       if (!value)
         return false;
+      for (const KernelStore &earlier : plan_.stores)
+        if (earlier.arg == access->first && earlier.component == access->second)
+          return fail(op.emitError() << "a second store to component " << access->second << " of '"
+                                     << plan_.args[static_cast<size_t>(access->first)].name
+                                     << "' (a plan stores each component once)");
       plan_.args[static_cast<size_t>(access->first)].written = true;
       plan_.stores.push_back({access->first, access->second, *value});
       return true;
@@ -221,10 +256,6 @@ private:
     return fail(op.emitError() << "'" << op.getName() << "' is not an operation of kernel plans");
   }
 
-public:
-  std::set<int> shiftedReads_;
-
-private:
   mlir::func::FuncOp func_;
   KernelPlan &plan_;
   std::unordered_map<void *, NodeId> values_;
@@ -241,8 +272,8 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
                         "spectral_point, spectral_jvp, spectral_grid, symbolic)";
     return std::nullopt;
   }
-  if (!func.getBody().hasOneBlock()) {
-    func.emitError() << "a plan's body is one block";
+  if (func.isDeclaration() || !func.getBody().hasOneBlock()) {
+    func.emitError() << (func.isDeclaration() ? "a plan has a body" : "a plan's body is one block");
     return std::nullopt;
   }
   plan.family = *family;
@@ -253,8 +284,10 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
   plan.loop = grid ? LoopStyle::Scf : LoopStyle::None;
   if (auto loop = func->getAttrOfType<mlir::StringAttr>("tensorium.loop")) {
     std::optional<LoopStyle> style = loopNamed(loop.getValue());
-    if (!style || (*style == LoopStyle::None) == grid) {
-      func.emitError() << "tensorium.loop is scf, affine or parallel for grid families and none otherwise";
+    const bool stencilFamily = plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
+    if (!style || (*style == LoopStyle::None) == grid || (*style == LoopStyle::Parallel && !stencilFamily)) {
+      func.emitError() << "tensorium.loop is scf, affine or parallel for rhs_grid and residual_grid, scf or affine "
+                          "for init_grid and spectral_grid, and none otherwise";
       return std::nullopt;
     }
     plan.loop = *style;
@@ -272,11 +305,40 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
     func.emitError() << "only rhs_grid and residual_grid plans read with stencil shifts";
     return std::nullopt;
   }
+  if (grid && plan.result >= 0) {
+    func.emitError() << "grid plans store their outputs; only point plans return a value";
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const KernelArg &a = plan.args[i];
+    if (grid && a.type == ArgType::FixedBuffer && (a.read || a.written)) {
+      func.emitError() << "grid plans read and write memref<?xf64> buffers, not '" << a.name << "' of fixed size";
+      return std::nullopt;
+    }
+    if (grid && !stencil && a.read && a.written && a.type == ArgType::Buffer) {
+      func.emitError() << "'" << a.name << "' is read and written: flat grid plans write other buffers than they read";
+      return std::nullopt;
+    }
+  }
+  if (plan.family == KernelFamily::SpectralGrid && (plan.args.empty() || plan.args[0].type != ArgType::Index)) {
+    func.emitError() << "spectral_grid plans start with the point count (index)";
+    return std::nullopt;
+  }
+  if (plan.family == KernelFamily::InitGrid &&
+      std::none_of(plan.args.begin(), plan.args.end(), [](const KernelArg &a) { return a.type == ArgType::Buffer; })) {
+    func.emitError() << "init_grid plans size their loop by a memref<?xf64> argument (a coordinate or an output)";
+    return std::nullopt;
+  }
+  if (plan.family == KernelFamily::ResidualGrid)
+    plan.residualKernel = true;
   plan.stencilRadius = *std::max_element(plan.radius.begin(), plan.radius.end());
   planning::setCommonAttributes(plan); // read and written arguments, as the planner lists them
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const KernelArg &a = plan.args[i];
-    if (a.written && reader.shiftedReads_.count(static_cast<int>(i)))
+    // A stencil kernel that reads what it writes reads a copy made before the loop (as the
+    // planner's kernels do): a point's inputs are loaded output by output, so they would
+    // otherwise see values stored earlier at the same or a neighbouring point.
+    if (stencil && a.written && a.read && a.type == ArgType::Buffer)
       plan.snapshotArgs.push_back(static_cast<int>(i));
     std::vector<std::string> *names = a.role == ArgRole::Param        ? &plan.paramNames
                                       : a.role == ArgRole::Coordinate ? &plan.coordNames

@@ -13,7 +13,7 @@
 
 namespace tensorium_mlir::codegen {
 
-/// The attribute that marks a plan function, and its family names.
+/// The attribute that marks a plan function.
 inline constexpr std::string_view kPlanAttr = "tensorium.plan";
 
 /// The plan `func` describes; emits an error at the offending op and returns nothing when it

@@ -10,6 +10,7 @@ void VectorSteps::prepare(Value lower, Value upper) {
   const mlir::Location loc = body_.location();
   upper_ = upper;
   lower_ = lower;
+  alignedSteps_ = false;
   lastStart_ = b.create<mlir::arith::SubIOp>(loc, upper, body_.indexConst(body_.width()));
   fits_ = b.create<mlir::arith::CmpIOp>(loc, mlir::arith::CmpIPredicate::sge, lastStart_, lower);
 }

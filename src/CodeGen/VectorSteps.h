@@ -12,6 +12,7 @@ public:
   explicit VectorSteps(BodyEmitter &body) : body_(body) {}
 
   /// Steps over [lower, upper). Call before the loops: the bounds of the last step are hoisted.
+  /// Starts unaligned steps (alignSteps() again for a row function).
   void prepare(Value lower, Value upper);
   /// Inside the loop: the start index of the step at `k`; sets the step's mask.
   Value step(Value k);

@@ -33,4 +33,9 @@
 // ROWS-NEXT: memref.prefetch %arg6[%[[NEXT]]], write, locality<3>, data
 // ROWS-LABEL: func.func @rhs(
 
+// NONE-LABEL: func.func private @__tensorium_rhs_grid_row(
 // NONE-NOT: memref.prefetch
+// NONE: memref.store %{{.*}}, %arg6
+// NONE-LABEL: func.func @rhs(
+// NONE-NOT: memref.prefetch
+// NONE: return

@@ -39,6 +39,7 @@
 
 // Below the shared-body size the kernel keeps its body and one pass.
 // SMALL-NOT: __tensorium_rhs_grid_row
-// SMALL-NOT: memref.alloca
 // SMALL-LABEL: func.func @rhs(
+// SMALL-NOT: memref.alloca
+// SMALL-NOT: func.call
 // SMALL: vector.maskedstore %arg6

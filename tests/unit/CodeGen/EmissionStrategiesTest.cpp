@@ -152,7 +152,7 @@ KernelPlan rhsPlan(unsigned order) {
 
 int fieldArg(const KernelPlan &plan, const std::string &name) {
   for (size_t i = 0; i < plan.args.size(); ++i)
-    if (plan.args[i].role == ArgRole::Field && plan.args[i].name.find(name) != std::string::npos)
+    if (plan.args[i].role == ArgRole::Field && plan.args[i].name == name)
       return static_cast<int>(i);
   ADD_FAILURE() << "no field argument " << name;
   return -1;
@@ -227,7 +227,14 @@ TEST(KernelEmitter, SharedRowBodiesFromTheirSize) {
   const KernelPlan plan = rhsPlan(2);
   EmitOptions options;
   EXPECT_FALSE(wantsRowFunction(plan, options));
-  options.sharedBodyNodes = 0;
+  // The boundary: a body of exactly sharedBodyNodes nodes keeps its body, one more shares it.
+  std::vector<NodeId> roots;
+  for (const KernelStore &s : plan.stores)
+    roots.push_back(s.value);
+  const size_t nodes = plan.graph.topologicalOrder(roots).size();
+  options.sharedBodyNodes = nodes;
+  EXPECT_FALSE(wantsRowFunction(plan, options));
+  options.sharedBodyNodes = nodes - 1;
   EXPECT_TRUE(wantsRowFunction(plan, options));
 }
 
