@@ -224,8 +224,9 @@ void judgeConvergence(std::vector<ConvergenceRow> &rows, const std::string &what
                 "max|H|", "p(H)", "L2(|M|)", "max|M|", "p(M)");
   report.text << line;
   for (const ConvergenceRow &r : rows) {
-    std::snprintf(line, sizeof line, "%6d %5d %9.5f %9zu %12.4e %12.4e %7.3f %12.4e %12.4e %7.3f\n", r.order, r.n, r.h,
-                  r.c.H.count, r.c.H.l2, r.c.H.max, r.orderH, r.c.M.l2, r.c.M.max, r.orderM);
+    std::snprintf(line, sizeof line, "%6d %5d %9.5f %9zu %12.4e %12.4e %s %12.4e %12.4e %s\n", r.order, r.n, r.h,
+                  r.c.H.count, r.c.H.l2, r.c.H.max, orderText(r.orderH, 7).c_str(), r.c.M.l2, r.c.M.max,
+                  orderText(r.orderM, 7).c_str());
     report.text << line;
     char row[320];
     std::snprintf(row, sizeof row, "%s,%d,%d,%.17g,%zu,%.17g,%.17g,%.6g,%.17g,%.17g,%.6g\n", r.label.c_str(), r.order, r.n,

@@ -146,8 +146,8 @@ void schwarzschildStatic(const Options &o, Report &report, double M, double L, d
         }
       }
       const double p[2] = {series[0].add(worst[0], g.h[0]), series[1].add(worst[1], g.h[0])};
-      std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %8.3f %14.4e %8.3f\n", order, n, g.h[0], worst[0], p[0],
-                    worst[1], p[1]);
+      std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %s %14.4e %s\n", order, n, g.h[0], worst[0],
+                    orderText(p[0]).c_str(), worst[1], orderText(p[1]).c_str());
       report.text << line;
     }
     pass = pass && series[0].within(o.expected(order)) && series[1].within(o.expected(order));

@@ -20,6 +20,15 @@ double OrderSeries::add(double value, double h) {
 
 bool OrderSeries::within(double expected, double tolerance) const { return std::abs(last_ - expected) <= tolerance; }
 
+std::string orderText(double order, int width) {
+  char text[64];
+  if (std::isfinite(order))
+    std::snprintf(text, sizeof text, "%*.3f", width, order);
+  else
+    std::snprintf(text, sizeof text, "%*s", width, "-");
+  return text;
+}
+
 std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance) {
   std::vector<double> finite;
   for (double p : orders)

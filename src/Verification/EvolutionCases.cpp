@@ -108,8 +108,8 @@ int runKasner(const Options &o, Report &report) {
                                   worst("Gammatilde", plus.Gammatilde, minus.Gammatilde)};
         const double p[2] = {series[0].add(errors[0], g.h[0]), series[1].add(errors[1], g.h[0])};
         char row[200];
-        std::snprintf(row, sizeof row, "%6d %5d %9.5f %16.4e %16.4e %8.3f %8.3f\n", order, n, g.h[0], errors[0], errors[1],
-                      p[0], p[1]);
+        std::snprintf(row, sizeof row, "%6d %5d %9.5f %16.4e %16.4e %s %s\n", order, n, g.h[0], errors[0], errors[1],
+                      orderText(p[0]).c_str(), orderText(p[1]).c_str());
         table << row;
       }
       pass = pass && series[0].within(o.expected(order)) && series[1].within(o.expected(order));
@@ -152,8 +152,8 @@ int runKasner(const Options &o, Report &report) {
                                  std::to_string(n));
       ConstraintNorms c1 = evaluateConstraints(g, toADM(end), order, interior);
       const double p = series.add(error, g.h[0]);
-      std::snprintf(line, sizeof line, "%6d %5d %9.5f %7d %14.4e %8.3f %14.4e %14.4e\n", order, n, g.h[0], steps, error, p,
-                    c0.H.max, c1.H.max);
+      std::snprintf(line, sizeof line, "%6d %5d %9.5f %7d %14.4e %s %14.4e %14.4e\n", order, n, g.h[0], steps, error,
+                    orderText(p).c_str(), c0.H.max, c1.H.max);
       report.text << line;
       char row[256];
       std::snprintf(row, sizeof row, "kasner,%d,%d,%.17g,%d,%.17g,%.17g,%.6g,%.17g,%.17g,nan\n", order, n, g.h[0], steps,
@@ -274,7 +274,7 @@ void shiftTerms(const Options &o, Report &report) {
           worst = std::max(worst, norms(std::span<const double>(error).subspan(comp * N, N), interior).max);
       }
       const double p = series.add(worst, g.h[0]);
-      std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %8.3f\n", order, n, g.h[0], worst, p);
+      std::snprintf(line, sizeof line, "%6d %5d %9.5f %14.4e %s\n", order, n, g.h[0], worst, orderText(p).c_str());
       report.text << line;
     }
     pass = pass && series.within(o.expected(order));

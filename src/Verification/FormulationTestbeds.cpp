@@ -362,7 +362,8 @@ void judgeEveryVariable(const TestbedStudy &study, int order, int expected, cons
       std::snprintf(line, sizeof line, " %13.4e", e.error.l2);
       report.text << line;
     }
-    std::snprintf(line, sizeof line, " %8.3f%s\n", series.last(), atRoundOff ? "  exact (round-off at every rho)" : "");
+    std::snprintf(line, sizeof line, " %s%s\n", orderText(series.last()).c_str(),
+                  atRoundOff ? "  exact (round-off at every rho)" : "");
     report.text << line;
     if (atRoundOff) {
       exact += (exact.empty() ? "" : ", ") + name;
@@ -556,8 +557,8 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       OrderSeries series;
       for (size_t i = 0; i < results.size(); ++i) {
         const double p = series.add(results[i].error.l2, results[i].h);
-        std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %8.3f", study.rhos[i], 50 * study.rhos[i],
-                      results[i].h, results[i].steps, results[i].error.l2, results[i].error.max, p);
+        std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %s", study.rhos[i], 50 * study.rhos[i],
+                      results[i].h, results[i].steps, results[i].error.l2, results[i].error.max, orderText(p).c_str());
         report.text << line;
         if (study.oddHarmonics) {
           std::snprintf(line, sizeof line, " %12.4e %12.4e", results[i].wholeError.l2, results[i].wholeError.max);

@@ -11,6 +11,10 @@ namespace tensorium_mlir::verification {
 /// measure) or not finite.
 double observedOrder(double coarse, double fine, double hc, double hf);
 
+/// An observed order for a table, `width` characters right-aligned: "%.3f", or "-" where no
+/// order exists (NaN: the first resolution, or data exact to round-off).
+std::string orderText(double order, int width = 8);
+
 /// Observed orders along one series of resolutions: add() returns the order between the
 /// previous value and this one (NaN for the first); within() judges the finest pair.
 class OrderSeries {
