@@ -38,6 +38,9 @@ std::string preAsymptoticHint(const std::vector<double> &orders, double expected
     return "";
   char text[256];
   if (finite.size() == 1) {
+    // A lone order far from the expected one (4.00 against 6) is more likely a real error.
+    if (std::abs(finite.back() - expected) > 1.0)
+      return "";
     std::snprintf(text, sizeof text,
                   "hint: one pair of resolutions only (p = %.2f): add a finer one to see whether the order settles at %g",
                   finite.back(), expected);

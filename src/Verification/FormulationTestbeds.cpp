@@ -555,8 +555,10 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       }
       report.text << "\n";
       OrderSeries series;
+      std::vector<double> orders;
       for (size_t i = 0; i < results.size(); ++i) {
         const double p = series.add(results[i].error.l2, results[i].h);
+        orders.push_back(p);
         std::snprintf(line, sizeof line, "%5d %6d %9.6f %7d %12.4e %12.4e %s", study.rhos[i], 50 * study.rhos[i],
                       results[i].h, results[i].steps, results[i].error.l2, results[i].error.max, orderText(p).c_str());
         report.text << line;
@@ -612,6 +614,9 @@ void runTestbed(const TestbedStudy &study, Report &report) {
                       study.tolerance, expected);
         report.verdict(study.test + " order " + std::to_string(order), series.within(expected, study.tolerance), message,
                        seconds);
+        if (!series.within(expected, study.tolerance))
+          if (const std::string hint = preAsymptoticHint(orders, expected, study.tolerance); !hint.empty())
+            report.text << hint << "\n";
       }
       judgeEveryVariable(study, order, expected, results, report);
       if (fromFixture && study.crossingTimes > 0.25)

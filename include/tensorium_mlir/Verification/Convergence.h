@@ -30,7 +30,8 @@ private:
 
 /// Why a failed order check may say nothing about the code: the observed orders of successive
 /// pairs (NaN where none exists) still change by more than `tolerance` from one pair to the
-/// next, or there is only one pair, so the grids are probably not yet in the asymptotic regime.
+/// next, or there is only one pair and its order lies within 1 of `expected`, so the grids are
+/// probably not yet in the asymptotic regime.
 /// Returns a one-line "hint: ..." to print after the failed verdict, or "" when the orders
 /// have settled (away from `expected`: then the failure is more likely a real error).
 std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance = 0.3);

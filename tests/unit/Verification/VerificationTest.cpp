@@ -57,6 +57,8 @@ TEST(Convergence, PreAsymptoticHintOnlyWhereTheOrdersHaveNotSettled) {
   EXPECT_EQ(jumping.rfind("hint: ", 0), 0u);
   // One pair only: ask for another resolution.
   EXPECT_NE(preAsymptoticHint({nan, 5.0}, 4).find("one pair"), std::string::npos);
+  // ... unless that one order is far from the expected one (a clean 4 against 6: a real error).
+  EXPECT_EQ(preAsymptoticHint({nan, 4.0}, 6), "");
   // A passing order, or orders settled at the wrong value (a real error), get no hint.
   EXPECT_EQ(preAsymptoticHint({nan, 3.95, 4.02}, 4), "");
   EXPECT_EQ(preAsymptoticHint({nan, 2.01, 1.99}, 4), "");
