@@ -24,27 +24,25 @@ void BodyEmitter::beginFunction(mlir::ModuleOp module, mlir::Block *entry, std::
   visited_.assign(plan_.graph.size(), 0);
 }
 
-Value BodyEmitter::teamSize() {
-  const char *name = "omp_get_max_threads";
+mlir::func::FuncOp BodyEmitter::externalFunction(const char *name, mlir::FunctionType type) {
   auto callee = module_.lookupSymbol<mlir::func::FuncOp>(name);
   if (!callee) {
     mlir::OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(module_.getBody());
-    callee = b_.create<mlir::func::FuncOp>(loc_, name, b_.getFunctionType({}, {b_.getI32Type()}));
+    callee = b_.create<mlir::func::FuncOp>(loc_, name, type);
     callee.setPrivate();
   }
+  return callee;
+}
+
+Value BodyEmitter::teamSize() {
+  auto callee = externalFunction("omp_get_max_threads", b_.getFunctionType({}, {b_.getI32Type()}));
   return b_.create<mlir::func::CallOp>(loc_, callee, ValueRange{}).getResult(0);
 }
 
 Value BodyEmitter::libmCall(const char *name, Value x) {
   auto f64 = b_.getF64Type();
-  auto callee = module_.lookupSymbol<mlir::func::FuncOp>(name);
-  if (!callee) {
-    mlir::OpBuilder::InsertionGuard guard(b_);
-    b_.setInsertionPointToStart(module_.getBody());
-    callee = b_.create<mlir::func::FuncOp>(loc_, name, b_.getFunctionType({f64}, {f64}));
-    callee.setPrivate();
-  }
+  auto callee = externalFunction(name, b_.getFunctionType({f64}, {f64}));
   auto vectorType = mlir::dyn_cast<mlir::VectorType>(x.getType());
   if (!vectorType)
     return b_.create<mlir::func::CallOp>(loc_, callee, ValueRange{x}).getResult(0);

@@ -6,6 +6,7 @@
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -87,6 +88,8 @@ public:
   Value teamSize();
 
 private:
+  /// The module's private declaration of an external function (made once, at the module's top).
+  mlir::func::FuncOp externalFunction(const char *name, mlir::FunctionType type);
   Value cachedConstant(std::map<uint64_t, Value> &cache, double v, mlir::TypedAttr attr);
   void computeVarying();
   Value integerPower(Value x, int64_t n);

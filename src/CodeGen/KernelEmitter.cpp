@@ -9,14 +9,6 @@
 
 namespace tensorium_mlir::codegen::emission {
 
-namespace {
-
-bool isStencilFamily(KernelFamily family) {
-  return family == KernelFamily::RhsGrid || family == KernelFamily::ResidualGrid;
-}
-
-} // namespace
-
 bool wantsRowFunction(const KernelPlan &plan, const EmitOptions &options) {
   if (!isStencilFamily(plan.family))
     return false;
@@ -29,9 +21,7 @@ bool wantsRowFunction(const KernelPlan &plan, const EmitOptions &options) {
 KernelEmitter::Choices KernelEmitter::choose(mlir::MLIRContext *context, const KernelPlan &plan,
                                              const EmitOptions &options) {
   Choices c;
-  const bool gridLoop = plan.family == KernelFamily::InitGrid || plan.family == KernelFamily::SpectralGrid ||
-                        isStencilFamily(plan.family);
-  c.width = gridLoop ? std::max(1u, options.vectorWidth) : 1;
+  c.width = isGridFamily(plan.family) ? std::max(1u, options.vectorWidth) : 1;
   // Lane shifts replace loads that straddle two cache lines; measured with 8-wide steps
   // (AVX-512, where they are one valignq each), and only for radii a neighbouring line covers.
   c.laneShifts = options.laneShifts && c.width == 8 && plan.radius[2] > 0 && plan.radius[2] < 8;

@@ -279,13 +279,11 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
   plan.family = *family;
   plan.symbol = func.getSymName().str();
   plan.kind = familyAttr.getValue().str();
-  const bool grid = plan.family == KernelFamily::InitGrid || plan.family == KernelFamily::SpectralGrid ||
-                    plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
+  const bool grid = isGridFamily(plan.family), stencil = isStencilFamily(plan.family);
   plan.loop = grid ? LoopStyle::Scf : LoopStyle::None;
   if (auto loop = func->getAttrOfType<mlir::StringAttr>("tensorium.loop")) {
     std::optional<LoopStyle> style = loopNamed(loop.getValue());
-    const bool stencilFamily = plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
-    if (!style || (*style == LoopStyle::None) == grid || (*style == LoopStyle::Parallel && !stencilFamily)) {
+    if (!style || (*style == LoopStyle::None) == grid || (*style == LoopStyle::Parallel && !stencil)) {
       func.emitError() << "tensorium.loop is scf, affine or parallel for rhs_grid and residual_grid, scf or affine "
                           "for init_grid and spectral_grid, and none otherwise";
       return std::nullopt;
@@ -295,7 +293,6 @@ std::optional<KernelPlan> planFromMLIR(mlir::func::FuncOp func) {
   PlanReader reader(func, plan);
   if (!reader.readArguments() || !reader.readBody())
     return std::nullopt;
-  const bool stencil = plan.family == KernelFamily::RhsGrid || plan.family == KernelFamily::ResidualGrid;
   if (stencil && (plan.args.size() < 3 || plan.args[0].type != ArgType::Index || plan.args[1].type != ArgType::Index ||
                   plan.args[2].type != ArgType::Index)) {
     func.emitError() << "stencil plans start with the extents nx, ny, nz (index)";

@@ -31,6 +31,13 @@ enum class ArgRole {
   Output,     // written buffer
 };
 
+/// Families whose kernels read neighbours through stencils over an nx x ny x nz grid.
+inline bool isStencilFamily(KernelFamily f) { return f == KernelFamily::RhsGrid || f == KernelFamily::ResidualGrid; }
+/// Families whose kernels loop over grid points (stencil grids and flat point lists).
+inline bool isGridFamily(KernelFamily f) {
+  return isStencilFamily(f) || f == KernelFamily::InitGrid || f == KernelFamily::SpectralGrid;
+}
+
 struct KernelArg {
   std::string name;
   ArgType type = ArgType::F64;

@@ -3,6 +3,7 @@
 // first pass computes, and which points are prefetched. Expectations are derived by hand from
 // the strategies' documented rules.
 #include "KernelEmitter.h"
+#include "RhsPlanFromSource.h"
 #include "TeamMapping.h"
 
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
@@ -135,19 +136,7 @@ KernelPlan rhsPlan(unsigned order) {
                            "  dt g = f\n"
                            "  dt v[i] = d_i(f) * g\n"
                            "}\n";
-  frontend::SourceManager sources("strategies.tn", text);
-  frontend::DiagnosticEngine diags(sources, nullptr);
-  frontend::Module module;
-  EXPECT_TRUE(frontend::parseAndAnalyze(sources, diags, module));
-  CodeGenOptions options;
-  options.kernels = static_cast<unsigned>(KernelSelection::Rhs);
-  std::vector<KernelPlan> plans = planKernels(module, options, diags);
-  EXPECT_FALSE(diags.hasErrors());
-  for (KernelPlan &plan : plans)
-    if (plan.family == KernelFamily::RhsGrid)
-      return std::move(plan);
-  ADD_FAILURE() << "no grid right-hand side planned";
-  return {};
+  return rhsPlanFromSource(text, {});
 }
 
 int fieldArg(const KernelPlan &plan, const std::string &name) {

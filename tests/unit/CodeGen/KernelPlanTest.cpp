@@ -3,6 +3,7 @@
 // on a polynomial whose finite differences are exact, against the analytic derivatives.
 #include "tensorium_mlir/CodeGen/KernelPlan.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
+#include "RhsPlanFromSource.h"
 
 #include <gtest/gtest.h>
 
@@ -41,21 +42,9 @@ std::string program(unsigned order, bool firstDerivatives = true) {
 /// the z coefficients of the factorings are nodes the kernel computes: the plan keeps the
 /// factorings (value numbering drops those it would not use).
 KernelPlan rhsPlan(unsigned order, bool simplify, bool firstDerivatives = true) {
-  const std::string text = program(order, firstDerivatives);
-  frontend::SourceManager sources("mixed.tn", text);
-  frontend::DiagnosticEngine diags(sources, nullptr);
-  frontend::Module module;
-  EXPECT_TRUE(frontend::parseAndAnalyze(sources, diags, module));
   CodeGenOptions options;
-  options.kernels = static_cast<unsigned>(KernelSelection::Rhs);
   options.simplify = simplify;
-  std::vector<KernelPlan> plans = planKernels(module, options, diags);
-  EXPECT_FALSE(diags.hasErrors());
-  for (KernelPlan &plan : plans)
-    if (plan.family == KernelFamily::RhsGrid)
-      return std::move(plan);
-  ADD_FAILURE() << "no grid right-hand side planned";
-  return {};
+  return rhsPlanFromSource(program(order, firstDerivatives), options);
 }
 
 /// The polynomial the stencils see: quadratic in each axis, so every centred difference of
