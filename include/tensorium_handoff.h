@@ -103,7 +103,8 @@ int tensorium_handoff_parameters(const tensorium_handoff_solution *solution, ten
                                  tensorium_handoff_error *error);
 
 /* Fields at the n points (x[p], y[p], z[p]); options may be NULL for the defaults. Nothing is
- * written when an argument is invalid. */
+ * written when an argument is invalid. n = 0 (e.g. an MPI rank that owns no points) succeeds and
+ * writes nothing; the coordinate and buffer pointers may then be NULL. */
 int tensorium_handoff_evaluate_bssn(const tensorium_handoff_solution *solution, const tensorium_handoff_options *options,
                                     size_t n, const double *x, const double *y, const double *z,
                                     const tensorium_handoff_bssn_buffers *buffers, tensorium_handoff_error *error);

@@ -85,7 +85,7 @@ template <typename T> void requireStruct(const T *s, const char *what) {
                                                  " (initialise it with its *_init function)");
 }
 
-const tensorium_spectral_residual_kernel_desc *kernel() { return &tensorium_spectral_residual_kernels[0]; }
+const tensorium_spectral_residual_kernel_desc *kernel() { return &handoff_tensorium_spectral_residual_kernels[0]; }
 
 physics::TwoPunctureParameters toPhysics(const tensorium_two_puncture_parameters &p) {
   physics::TwoPunctureParameters q;
@@ -128,9 +128,13 @@ physics::HandoffOptions handoffOptions(const tensorium_handoff_options *options)
   return o;
 }
 
-void requirePoints(size_t n, const double *x, const double *y, const double *z) {
-  require(n > 0, "no points (n = 0)");
+/// Whether there are points to evaluate. n = 0 (an MPI rank that owns no points) is a valid call
+/// that writes nothing, whatever the coordinate and buffer pointers are (empty arrays may be NULL).
+bool requirePoints(size_t n, const double *x, const double *y, const double *z) {
+  if (n == 0)
+    return false;
   require(x && y && z, "a coordinate array is NULL");
+  return true;
 }
 
 /// FNV-1a over the bytes written so far: detects truncated or altered files.
@@ -342,7 +346,10 @@ int tensorium_handoff_evaluate_bssn(const tensorium_handoff_solution *solution, 
                                     const tensorium_handoff_bssn_buffers *buffers, tensorium_handoff_error *error) {
   return guarded(error, [&] {
     require(solution && solution->solution, "solution is NULL");
-    requirePoints(n, x, y, z);
+    if (!requirePoints(n, x, y, z)) {
+      handoffOptions(options); // still validated
+      return;
+    }
     requireStruct(buffers, "buffers");
     const struct {
       double *p;
@@ -374,7 +381,10 @@ int tensorium_handoff_evaluate_adm(const tensorium_handoff_solution *solution, c
                                    const tensorium_handoff_adm_buffers *buffers, tensorium_handoff_error *error) {
   return guarded(error, [&] {
     require(solution && solution->solution, "solution is NULL");
-    requirePoints(n, x, y, z);
+    if (!requirePoints(n, x, y, z)) {
+      handoffOptions(options); // still validated
+      return;
+    }
     requireStruct(buffers, "buffers");
     require(buffers->gamma && buffers->K && buffers->alpha && buffers->beta,
             "buffers.gamma, K, alpha and beta are required (psi is optional)");

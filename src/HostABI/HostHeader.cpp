@@ -2,6 +2,7 @@
 #include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <set>
@@ -69,8 +70,10 @@ const HostBufferABI *bufferAt(const HostKernelABI &k, size_t argIndex) {
   return nullptr;
 }
 
+/// The kernel's v3 symbol without "tensorium_" (rhs_grid_affine), for the names of its wrappers.
 std::string shortName(const std::string &symbol) {
-  return symbol.rfind(kSymbolPrefix, 0) == 0 ? symbol.substr(kSymbolPrefix.size()) : symbol;
+  const std::string canonical(canonicalSymbol(symbol));
+  return canonical.rfind(kSymbolPrefix, 0) == 0 ? canonical.substr(kSymbolPrefix.size()) : canonical;
 }
 
 std::string argIdentifierPlain(const std::string &name) {
@@ -116,9 +119,11 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
     else if (k.kind == kKindSpectralResidualGrid)
       grids.push_back(&k);
     else if (k.kind == kKindSpectralResidualJvp)
-      jvps[k.symbol.substr(kSymbolSpectralResidualJvpPrefix.size())] = &k;
+      jvps[std::string(canonicalSymbol(k.symbol).substr(kSymbolSpectralResidualJvpPrefix.size()))] = &k;
   }
-  auto residualOf = [](const HostKernelABI &k, std::string_view prefix) { return k.symbol.substr(prefix.size()); };
+  auto residualOf = [](const HostKernelABI &k, std::string_view prefix) {
+    return std::string(canonicalSymbol(k.symbol).substr(prefix.size()));
+  };
   auto bundleArgs = [&](const std::string &point, size_t auxCount) {
     std::string a = point + "->value, " + point + "->d[0], " + point + "->d[1], " + point + "->d[2]";
     for (int s = 0; s < 6; ++s)
@@ -347,10 +352,88 @@ std::string quotedLiteral(const std::string &s) {
   return out + "\"";
 }
 
+namespace {
+
+bool identifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// Calls `visit(begin, end)` for each identifier of C text outside comments and string or
+/// character literals.
+template <typename Visit> void forEachCodeIdentifier(std::string_view text, Visit visit) {
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (text.compare(i, 2, "/*") == 0) {
+      const size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 2;
+    } else if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i);
+      i = i == std::string_view::npos ? text.size() : i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < text.size() && text[i] != c; ++i)
+        if (text[i] == '\\')
+          ++i;
+      ++i;
+    } else if (identifierStart(c)) {
+      size_t end = i;
+      while (end < text.size() && identifierChar(text[end]))
+        ++end;
+      visit(i, end);
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+}
+
+/// The names the shared ABI type blocks declare: every module header repeats those blocks under
+/// one include guard, so they keep their v3 names in a prefixed module.
+const std::set<std::string, std::less<>> &sharedTypeNames() {
+  static const std::set<std::string, std::less<>> names = [] {
+    std::set<std::string, std::less<>> out{"TENSORIUM_MAYBE_UNUSED"};
+    for (std::string_view text : {std::string_view(kHostABITypesText), std::string_view(kSpectralProblemTypesText)})
+      forEachCodeIdentifier(text, [&](size_t b, size_t e) { out.insert(std::string(text.substr(b, e - b))); });
+    return out;
+  }();
+  return names;
+}
+
+std::string upperCase(const std::string &s) {
+  std::string upper;
+  for (char c : s)
+    upper.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  return upper;
+}
+
+/// `header` with every name the module declares (tensorium_* and TENSORIUM_* outside the
+/// shared type blocks: tables, wrappers, macros, the include guard) moved under `prefix`.
+/// String literals are left as they are: the symbol names in the tables already carry it.
+std::string prefixModuleNames(const std::string &header, const std::string &prefix) {
+  const std::string upper = upperCase(prefix);
+  std::string out;
+  size_t copied = 0;
+  forEachCodeIdentifier(header, [&](size_t b, size_t e) {
+    const std::string_view id = std::string_view(header).substr(b, e - b);
+    const bool lower = id.rfind("tensorium_", 0) == 0, macro = id.rfind("TENSORIUM_", 0) == 0;
+    if ((!lower && !macro) || sharedTypeNames().count(id))
+      return;
+    out.append(header, copied, b - copied);
+    out += (lower ? prefix : upper) + "_";
+    copied = b;
+  });
+  out.append(header, copied, std::string::npos);
+  return out;
+}
+
+} // namespace
+
 std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceName) {
   std::ostringstream os;
   os << "/* Host interface of the Tensorium kernels generated from " << sourceName << ".\n"
-     << " * Generated kernel ABI v" << abi.version << "; regenerate instead of editing. */\n"
+     << " * Generated kernel ABI v" << abi.version << "; regenerate instead of editing."
+     << (abi.symbolPrefix.empty() ? std::string()
+                                  : "\n * Every name of this module is under the symbol prefix " + abi.symbolPrefix + "_ (" +
+                                        upperCase(abi.symbolPrefix) + "_ for macros); the shared ABI types are not.")
+     << " */\n"
      << "#ifndef TENSORIUM_GENERATED_HOST_H\n#define TENSORIUM_GENERATED_HOST_H\n\n"
      << "#include <stddef.h>\n#include <stdint.h>\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
@@ -534,8 +617,10 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
   os << "};\n\n";
   emitSpectralTables(abi, os);
   emitSpectralProblems(abi, os);
-  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* TENSORIUM_GENERATED_HOST_H */\n";
-  return os.str();
+  // The guard's closing comment is not code: name it here.
+  const std::string guard = (abi.symbolPrefix.empty() ? "" : upperCase(abi.symbolPrefix) + "_") + "TENSORIUM_GENERATED_HOST_H";
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
+  return abi.symbolPrefix.empty() ? os.str() : prefixModuleNames(os.str(), abi.symbolPrefix);
 }
 
 } // namespace tensorium_mlir::abi

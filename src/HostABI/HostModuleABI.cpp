@@ -25,6 +25,15 @@ const char *hostBufferAccessName(HostBufferAccess access) {
   return "none";
 }
 
+void applySymbolPrefix(HostModuleABI &abi, const std::string &prefix) {
+  abi.symbolPrefix = prefix;
+  for (HostKernelABI &k : abi.kernels)
+    k.symbol = prefixedSymbol(prefix, canonicalSymbol(k.symbol));
+  for (HostSpectralProblemABI &p : abi.spectralProblems)
+    for (HostSpectralBoundaryABI &b : p.boundaries)
+      b.kernel = prefixedSymbol(prefix, canonicalSymbol(b.kernel));
+}
+
 const HostKernelABI *HostModuleABI::findKernel(const std::string &symbol) const {
   for (const HostKernelABI &k : kernels)
     if (k.symbol == symbol)
@@ -87,8 +96,11 @@ std::vector<std::string> validateHostModuleABI(const HostModuleABI &abi) {
       report("module", "a kernel has an empty symbol");
     else if (!symbols.insert(k.symbol).second)
       report(where, "symbol defined twice");
-    if (k.symbol.rfind(kSymbolPrefix, 0) != 0)
+    if (canonicalSymbol(k.symbol).rfind(kSymbolPrefix, 0) != 0)
       report(where, "symbol does not start with '" + std::string(kSymbolPrefix) + "'");
+    else if (symbolPrefixOf(k.symbol) != abi.symbolPrefix)
+      report(where, abi.symbolPrefix.empty() ? "symbol has a prefix but the module has none"
+                                             : "symbol lacks the module's prefix '" + abi.symbolPrefix + "'");
     if (k.version != kABIVersion)
       report(where, "ABI version " + std::to_string(k.version) + ", expected " + std::to_string(kABIVersion));
     if (k.kind.empty())

@@ -1,5 +1,6 @@
 #include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/CodeGen/MLIRGen.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 #include "tensorium_mlir/HostABI/HostABIFromMLIR.h"
 #include "tensorium_mlir/Lowering/Passes.h"
 
@@ -197,6 +198,27 @@ std::string countOperations(const llvm::Module &module) {
   return text;
 }
 
+/// Renames the module's public Tensorium functions to `prefix`_name, and every reference to
+/// them (a spectral grid kernel calls its point kernel).
+bool prefixExportedFunctions(mlir::ModuleOp module, const std::string &prefix, std::string &error) {
+  if (prefix.empty())
+    return true;
+  std::vector<mlir::func::FuncOp> exported;
+  for (mlir::func::FuncOp f : module.getOps<mlir::func::FuncOp>())
+    if (f.isPublic() && f.getSymName().starts_with(abi::kSymbolPrefix))
+      exported.push_back(f);
+  for (mlir::func::FuncOp f : exported) {
+    const mlir::StringAttr renamed =
+        mlir::StringAttr::get(module.getContext(), abi::prefixedSymbol(prefix, f.getSymName().str()));
+    if (mlir::failed(mlir::SymbolTable::replaceAllSymbolUses(f, renamed, module))) {
+      error = "internal error: cannot rename the uses of " + f.getSymName().str();
+      return false;
+    }
+    mlir::SymbolTable::setSymbolName(f, renamed);
+  }
+  return true;
+}
+
 } // namespace
 
 bool checkTargetCpu(const std::string &cpu, std::string &error) {
@@ -265,6 +287,8 @@ bool compileModule(const frontend::Module &module, const CompileOptions &options
     error = "internal error: the emitted MLIR module does not verify";
     return false;
   }
+  if (!prefixExportedFunctions(*mlirModule, options.symbolPrefix, error))
+    return false;
   if (kind == OutputKind::MLIR) {
     output = printOp(*mlirModule);
     return true;
@@ -332,6 +356,8 @@ bool buildHostABI(const frontend::Module &module, const CompileOptions &options,
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> mlirModule = emitModule(context, kernels, module);
   out = abi::buildHostModuleABI(*mlirModule);
+  if (!options.symbolPrefix.empty())
+    abi::applySymbolPrefix(out, options.symbolPrefix);
   return true;
 }
 

@@ -100,6 +100,11 @@ const KernelBinding &UniformGridStorage::binding(const std::string &symbol) cons
   for (const KernelBinding &k : kernels_)
     if (k.symbol == symbol)
       return k;
+  // A module compiled with --symbol-prefix also answers to the v3 names of its kernels.
+  if (symbol == abi::canonicalSymbol(symbol))
+    for (const KernelBinding &k : kernels_)
+      if (abi::canonicalSymbol(k.symbol) == symbol)
+        return k;
   throw StorageError("unknown kernel symbol '" + symbol + "'");
 }
 
@@ -108,7 +113,7 @@ void UniformGridStorage::invoke(std::span<const tensorium_host_kernel_adapter> a
   const KernelBinding &k = binding(symbol);
   const tensorium_host_kernel_adapter *adapter = nullptr;
   for (const tensorium_host_kernel_adapter &a : adapters)
-    if (a.symbol && symbol == a.symbol)
+    if (a.symbol && k.symbol == a.symbol)
       adapter = &a;
   if (!adapter || !adapter->invoke)
     throw StorageError("kernel '" + symbol + "' has no grid adapter (point kernels are called directly)");
@@ -206,8 +211,10 @@ std::vector<std::string> validateGeneratedTables(const GeneratedHostTables &t) {
     const std::string where = "kernel '" + std::string(k.symbol) + "'";
     if (!symbols.insert(k.symbol).second)
       out.push_back(where + ": symbol defined twice");
-    if (std::string(k.symbol).rfind(abi::kSymbolPrefix, 0) != 0)
+    if (abi::canonicalSymbol(k.symbol).rfind(abi::kSymbolPrefix, 0) != 0)
       out.push_back(where + ": symbol does not start with '" + std::string(abi::kSymbolPrefix) + "'");
+    else if (abi::symbolPrefixOf(k.symbol) != abi::symbolPrefixOf(t.kernels[0].symbol ? t.kernels[0].symbol : ""))
+      out.push_back(where + ": symbol prefix differs from the first kernel's (tables of two modules mixed)");
     if (k.abi_version != abi::kABIVersion)
       out.push_back(where + ": ABI version " + std::to_string(k.abi_version) + ", this runtime implements " +
                     std::to_string(abi::kABIVersion));

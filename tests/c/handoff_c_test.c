@@ -226,8 +226,17 @@ int main(int argc, char **argv) {
                "save without a solution");
 
   bssn_buffers(bssn_loaded, &buffers);
-  expect_error(tensorium_handoff_evaluate_bssn(solution, NULL, 0, x, y, z, &buffers, &error),
-               TENSORIUM_HANDOFF_INVALID_ARGUMENT, &error, "evaluate no points");
+  /* A rank with no points: success, nothing written, NULL arrays allowed; bad options still refused. */
+  check(tensorium_handoff_evaluate_bssn(solution, NULL, 0, NULL, NULL, NULL, NULL, &error) == TENSORIUM_HANDOFF_OK,
+        "evaluate BSSN at no points");
+  check(tensorium_handoff_evaluate_adm(solution, NULL, 0, NULL, NULL, NULL, NULL, &error) == TENSORIUM_HANDOFF_OK,
+        "evaluate ADM at no points");
+  options.lapse = 7;
+  expect_error(tensorium_handoff_evaluate_bssn(solution, &options, 0, NULL, NULL, NULL, NULL, &error),
+               TENSORIUM_HANDOFF_INVALID_ARGUMENT, &error, "evaluate no points with lapse 7");
+  tensorium_handoff_options_init(&options);
+  expect_error(tensorium_handoff_evaluate_bssn(NULL, NULL, 0, NULL, NULL, NULL, NULL, &error),
+               TENSORIUM_HANDOFF_INVALID_ARGUMENT, &error, "evaluate no points without a solution");
   expect_error(tensorium_handoff_evaluate_bssn(solution, NULL, N, x, NULL, z, &buffers, &error),
                TENSORIUM_HANDOFF_INVALID_ARGUMENT, &error, "evaluate without y");
   buffers.chi = NULL;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the built tree into a temporary prefix, moves the prefix, builds examples/downstream
-# against it with find_package(Tensorium), and runs the examples: the wave kernels through the
-# runtime, and a C99 program on the handoff library whose numbers must equal, digit for digit,
-# those of the installed tensorium-two-punctures. Usage: run_downstream_test.sh BUILD SOURCE
+# against it with find_package(Tensorium), and runs the examples: two kernel modules with their
+# own symbol prefixes in one program, each giving its own answer through the runtime, and a C99
+# program on the handoff library whose numbers must equal, digit for digit, those of the
+# installed tensorium-two-punctures. Then two modules without prefixes (or with one prefix)
+# linked into one program must fail to build, naming the PREFIX option.
+# Usage: run_downstream_test.sh BUILD SOURCE
 set -euo pipefail
 build=$1
 source=$2
@@ -24,9 +27,11 @@ step "$work/configure.log" cmake -S "$source/examples/downstream" -B "$work/buil
   -DCMAKE_CXX_FLAGS="$(cache_value CMAKE_CXX_FLAGS)" -DCMAKE_C_FLAGS="$(cache_value CMAKE_C_FLAGS)" \
   -DCMAKE_EXE_LINKER_FLAGS="$(cache_value CMAKE_EXE_LINKER_FLAGS)"
 step "$work/build.log" cmake --build "$work/build"
-"$work/build/wave_demo" | tee "$work/wave.txt"
-# laplacian(x^2+y^2+z^2) = 6, times c2 = 2: the 4th-order stencil is exact on quadratics.
-grep -q '^dPi at centre = 12\.0000000000' "$work/wave.txt" || { echo "wave_demo: wrong dPi"; exit 1; }
+"$work/build/two_modules" | tee "$work/two_modules.txt"
+# laplacian(x^2+y^2+z^2) = 6, times c2 = 2: the 4th-order stencil is exact on quadratics; the
+# decay module gives -c2 phi = -2 (3 * 0.6^2) at the same point.
+grep -q '^wave dPi at centre = 12\.0000000000' "$work/two_modules.txt" || { echo "two_modules: wrong wave dPi"; exit 1; }
+grep -q '^decay dPi at centre = -2\.1600000000' "$work/two_modules.txt" || { echo "two_modules: wrong decay dPi"; exit 1; }
 "$work/build/handoff_probe" > "$work/probe_c.txt"
 "$work/moved/bin/tensorium-two-punctures" --p1 0,0.2,0 --p2 0,-0.2,0 --probe 0.3,0.2,0.1 --quiet > "$work/probe_tool.txt"
 mass=$(sed -n 's/^ADM mass: //p' "$work/probe_tool.txt")
@@ -48,3 +53,32 @@ fi
 grep -q 'compatible with requested version "0.0.1"' "$work/old.log" ||
   { echo "find_package(Tensorium 0.0.1) failed for another reason:"; cat "$work/old.log"; exit 1; }
 echo "find_package(Tensorium 0.0.1) refused: the installed package is 0.1"
+
+# Two modules that export the same names in one program: a build error that names the option.
+for case in none same; do
+  dir="$work/collide-$case"
+  mkdir -p "$dir"
+  prefix=""
+  [ "$case" = same ] && prefix="PREFIX same"
+  cat > "$dir/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(Collide LANGUAGES C CXX)
+find_package(Tensorium REQUIRED COMPONENTS kernels)
+tensorium_add_kernel(first FIXTURE $source/examples/downstream/wave.tn KERNELS rhs $prefix)
+tensorium_add_kernel(second FIXTURE $source/examples/downstream/decay.tn KERNELS rhs $prefix)
+add_executable(both main.c)
+target_link_libraries(both PRIVATE first second)
+EOF
+  printf 'int main(void) { return 0; }\n' > "$dir/main.c"
+  # Compiling kernels needs none of the runtime's dependencies.
+  step "$dir/configure.log" cmake -S "$dir" -B "$dir/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/moved" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON -DCMAKE_DISABLE_FIND_PACKAGE_Threads=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON \
+    -DCMAKE_C_FLAGS="$(cache_value CMAKE_C_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(cache_value CMAKE_EXE_LINKER_FLAGS)"
+  if cmake --build "$dir/build" > "$dir/build.log" 2>&1; then
+    echo "two kernel modules ($case prefix) linked into one program without an error"
+    exit 1
+  fi
+  grep -q 'multiple definition of .*tensorium_kernel_symbols_taken__give_each_module_its_own_PREFIX' "$dir/build.log" ||
+    { echo "linking two modules ($case prefix) failed for another reason:"; cat "$dir/build.log"; exit 1; }
+  echo "two modules ($case prefix) in one program: refused at link time, naming PREFIX"
+done

@@ -340,7 +340,7 @@ std::string manifestName(const std::string &path) {
   return ec || relative.empty() ? path : relative.generic_string();
 }
 
-int manifestMain(const std::vector<std::string> &inputs, const std::string &checkAgainst) {
+int manifestMain(const std::vector<std::string> &inputs, const std::string &checkAgainst, const std::string &symbolPrefix) {
   std::ostringstream manifest;
   manifest << "# Tensorium generated-kernel ABI manifest. Regenerate with tools/update-abi-manifest.sh\n"
            << "# only together with a change of kABIVersion; CI compares it with the compiler's output.\n"
@@ -349,6 +349,7 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
   for (const std::string &entry : inputs) {
     // "symbolic:path" selects symbolic mode for that fixture.
     codegen::CompileOptions options;
+    options.symbolPrefix = symbolPrefix;
     std::string path = entry;
     if (entry.rfind("symbolic:", 0) == 0) {
       options.codegen.symbolic = true;
@@ -434,14 +435,15 @@ int probeMain(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: Tensorium_abi_probe [--json] [--mode symbolic|executable] <file.tn>\n"
-                   "       Tensorium_abi_probe --manifest [symbolic:]<file.tn>...\n"
+      std::cout << "usage: Tensorium_abi_probe [--json] [--mode symbolic|executable] [--symbol-prefix NAME] <file.tn>\n"
+                   "       Tensorium_abi_probe --manifest [--symbol-prefix NAME] [symbolic:]<file.tn>...\n"
                    "       Tensorium_abi_probe --check-manifest <manifest> [symbolic:]<file.tn>...\n"
                    "       Tensorium_abi_probe --compare OLD.manifest NEW.manifest\n"
                    "--compare classifies every difference as additive or breaking; exit status 0 same,\n"
                    "1 additive, 2 breaking, 3 bad input.\n"
                    "Prints the host ABI contract of every kernel the program lowers to, or the ABI\n"
-                   "manifest of several programs, or compares that manifest with a committed one.\n";
+                   "manifest of several programs, or compares that manifest with a committed one.\n"
+                   "--symbol-prefix NAME describes the module as Tensorium_cc --symbol-prefix NAME exports it.\n";
       return 0;
     } else if (arg == "--compare") {
       if (i + 2 >= argc) {
@@ -456,6 +458,17 @@ int probeMain(int argc, char **argv) {
       checkManifest = argv[++i];
     } else if (manifest && !arg.empty() && arg[0] != '-') {
       manifestInputs.push_back(arg);
+    } else if (arg == "--symbol-prefix" || arg.rfind("--symbol-prefix=", 0) == 0) {
+      if (arg == "--symbol-prefix" && i + 1 >= argc) {
+        std::cerr << "Tensorium_abi_probe: error: '--symbol-prefix' needs a value\n";
+        return 1;
+      }
+      options.symbolPrefix = arg == "--symbol-prefix" ? argv[++i] : arg.substr(std::strlen("--symbol-prefix="));
+      if (std::string problem = symbolPrefixProblem(options.symbolPrefix); !problem.empty()) {
+        std::cerr << "Tensorium_abi_probe: error: invalid value '" << options.symbolPrefix
+                  << "' for '--symbol-prefix': " << problem << "\n";
+        return 1;
+      }
     } else if (arg == "--json") {
       asJson = true;
     } else if (arg == "--mode" && i + 1 < argc) {
@@ -482,7 +495,7 @@ int probeMain(int argc, char **argv) {
       std::cerr << "Tensorium_abi_probe: error: no input file\n";
       return 1;
     }
-    return manifestMain(manifestInputs, checkManifest);
+    return manifestMain(manifestInputs, checkManifest, options.symbolPrefix);
   }
   if (input.empty()) {
     std::cerr << "Tensorium_abi_probe: error: no input file\n";

@@ -3,6 +3,7 @@
 #include "large_stack.h"
 #include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 #include "tensorium_mlir/HostABI/HostHeader.h"
 #include "tensorium_mlir/Frontend/Frontend.h"
 
@@ -83,6 +84,10 @@ constexpr const char *kUsage =
     "  --max-kernel-ops=<N> largest kernel, in scalar operations per point after simplification,\n"
     "                       that is compiled (default 150000: about a minute and under 1 GB in the\n"
     "                       LLVM back end); a larger one is a located error\n"
+    "  --symbol-prefix <NAME>  export every symbol, table and macro of the module under NAME_\n"
+    "                       (NAME_tensorium_rhs_grid_affine, NAME_tensorium_host_kernels,\n"
+    "                       NAME_TENSORIUM_HOST_KERNEL_COUNT) so that several modules link into\n"
+    "                       one program; default: the plain ABI v3 names\n"
     "  --simplify=<on|off>  on (default): subexpressions that compute the same value are\n"
     "                       computed once (semantic value numbering); off: as scalarised\n"
     "  --help               show this help\n"
@@ -240,6 +245,12 @@ int compilerMain(int argc, char **argv) {
     } else if (arg == "--kernels") {
       if (!needValue(i, arg, value) || !parseKernels(value, compile.codegen.kernels))
         return 1;
+    } else if (arg == "--symbol-prefix" || arg.rfind("--symbol-prefix=", 0) == 0) {
+      if (!flagOrInlineValue(i, arg, "--symbol-prefix", value))
+        return 1;
+      if (std::string problem = tensorium_mlir::abi::symbolPrefixProblem(value); !problem.empty())
+        return usageError("invalid value '" + value + "' for '--symbol-prefix': " + problem);
+      compile.symbolPrefix = value;
     } else if (arg == "--cpu") {
       if (!needValue(i, arg, value))
         return 1;

@@ -116,6 +116,51 @@ constexpr bool isFlatPointGridKind(std::string_view kind) {
   return isInitGridKind(kind) || kind == kKindSpectralBoundaryGrid || kind == kKindSpectralExactGrid;
 }
 
+/// Per-module symbol prefix (`Tensorium_cc --symbol-prefix NAME`): every exported symbol,
+/// table and macro of the module is NAME_ + its v3 name (NAME_tensorium_rhs_grid_affine,
+/// NAME_tensorium_host_kernels, NAME upper-cased before TENSORIUM_ macros), so that several
+/// modules link into one program. Without a prefix the v3 names are unchanged. Returns an
+/// empty string when `prefix` is usable, else why not.
+inline std::string symbolPrefixProblem(std::string_view prefix) {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (prefix.empty())
+    return "the symbol prefix is empty";
+  if (!alpha(prefix.front()))
+    return "the symbol prefix must start with a letter";
+  for (char c : prefix)
+    if (!alpha(c) && !digit(c) && c != '_')
+      return "the symbol prefix may contain only letters, digits and '_'";
+  if (prefix.back() == '_')
+    return "the symbol prefix must not end with '_' (the separator is added)";
+  std::string lower;
+  for (char c : prefix)
+    lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  if (lower.find("tensorium") != std::string::npos)
+    return "the symbol prefix must not contain 'tensorium' (the exported names already do)";
+  return {};
+}
+
+/// `canonical` (a tensorium_ name) as module `prefix` exports it; unchanged without a prefix.
+inline std::string prefixedSymbol(std::string_view prefix, std::string_view canonical) {
+  return prefix.empty() ? std::string(canonical) : std::string(prefix) + "_" + std::string(canonical);
+}
+
+/// The v3 name of an exported symbol: `symbol` without its module prefix (NAME_tensorium_x ->
+/// tensorium_x); unchanged when it has none or is not a Tensorium symbol.
+inline std::string_view canonicalSymbol(std::string_view symbol) {
+  if (symbol.substr(0, kSymbolPrefix.size()) == kSymbolPrefix)
+    return symbol;
+  const size_t at = symbol.find(std::string("_") + std::string(kSymbolPrefix));
+  return at == std::string_view::npos ? symbol : symbol.substr(at + 1);
+}
+
+/// The module prefix of an exported symbol (empty for the plain v3 names).
+inline std::string_view symbolPrefixOf(std::string_view symbol) {
+  const std::string_view canonical = canonicalSymbol(symbol);
+  return canonical.size() == symbol.size() ? std::string_view() : symbol.substr(0, symbol.size() - canonical.size() - 1);
+}
+
 /// Output buffers of `dt X = ...` are named with this prefix: `dX`.
 inline constexpr std::string_view kDerivativeOutputPrefix = "d";
 

@@ -98,10 +98,17 @@ struct HostModuleABI {
   std::vector<HostFieldABI> fields;
   std::vector<HostKernelABI> kernels;
   std::vector<HostSpectralProblemABI> spectralProblems;
+  /// `--symbol-prefix` of the module; empty for the plain v3 names. Kernel symbols already
+  /// carry it.
+  std::string symbolPrefix;
 
   const HostKernelABI *findKernel(const std::string &symbol) const;
   const HostFieldABI *findField(const std::string &name) const;
 };
+
+/// Prefixes every kernel symbol (and every symbol a kernel table names) with `prefix`, as
+/// `Tensorium_cc --symbol-prefix` exports them; `prefix` must pass symbolPrefixProblem().
+void applySymbolPrefix(HostModuleABI &abi, const std::string &prefix);
 
 /// Scalars a buffer needs on a grid of nPoints points in SoA component-major layout.
 int64_t requiredBufferScalars(const HostBufferABI &buffer, int64_t nPoints);

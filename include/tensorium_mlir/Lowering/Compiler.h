@@ -41,6 +41,9 @@ struct CompileOptions {
   /// lane shifts (`--factor-mixed=auto|on|off`): auto, the default, with `--fp-contract=on`
   /// only, so that the strict path keeps the plain stencils' rounding.
   enum class FactorMixed { Auto, On, Off } factorMixed = FactorMixed::Auto;
+  /// `--symbol-prefix NAME`: every exported symbol becomes NAME_tensorium_... (see
+  /// abi::prefixedSymbol); empty keeps the v3 names.
+  std::string symbolPrefix;
 };
 
 /// Whether `cpu` names a CPU of this machine's target ("native" always does); otherwise sets

@@ -81,6 +81,8 @@ public:
   std::span<const double> kernelOutput(const std::string &name, const std::string &reader) const;
   /// Rank-1 descriptor of a logical buffer, pointing into the arena.
   tensorium_memref1d_f64 descriptor(const std::string &name);
+  /// The kernel exported as `symbol`; a module compiled with --symbol-prefix NAME also finds
+  /// its kernels by their v3 names (tensorium_rhs_grid_affine for NAME_tensorium_rhs_grid_affine).
   const KernelBinding &binding(const std::string &symbol) const;
   size_t arenaSize() const { return arena_.size(); }
 

@@ -58,7 +58,7 @@ TEST(HandoffCApi, CProgramMatchesTheCppHandoffBitwise) {
   o.nA = o.nB = 16;
   o.nPhi = 8;
   o.newton.tolerance = 1e-12;
-  const physics::TwoPunctureSolution solution = physics::solveTwoPunctures(&tensorium_spectral_residual_kernels[0], p, o);
+  const physics::TwoPunctureSolution solution = physics::solveTwoPunctures(&handoff_tensorium_spectral_residual_kernels[0], p, o);
   ASSERT_TRUE(solution.result().converged());
   const physics::TwoPunctureHandoff handoff(solution);
   std::vector<double> bssn(27 * n);
