@@ -1,7 +1,7 @@
 // tensorium-two-punctures: solves the puncture equation for two Bowen-York punctures on the
 // compact (A, B, phi) domain and reports the ADM masses, residual norms and probe values.
 #include "two_puncture_cli_kernels.h"
-#include "cli_numbers.h"
+#include "command_line.h"
 
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
@@ -22,22 +22,6 @@ using namespace tensorium_cli;
 
 namespace {
 
-const char *kUsage =
-    "usage: tensorium-two-punctures [--b B] [--m1 M] [--m2 M] [--p1 x,y,z] [--p2 x,y,z]\n"
-    "                               [--s1 x,y,z] [--s2 x,y,z] [--npoints nA,nB,nphi]\n"
-    "                               [--tolerance T] [--probe x,y,z]... [--target-masses M1,M2]\n"
-    "                               [--preconditioner NAME] [--json] [--quiet] [--memory-estimate]\n"
-    "Units: G = c = 1 (docs/conventions.md); b is the half-separation, m1, m2 the bare masses.\n"
-    "Punctures sit at (+b, 0, 0) (puncture 1) and (-b, 0, 0) (puncture 2); p and s are the\n"
-    "Bowen-York momentum and spin of each. Defaults: b = 1, m1 = m2 = 0.5, no momentum or spin,\n"
-    "npoints 24,24,12, tolerance 1e-12 on the residual weighted to logical units.\n"
-    "--preconditioner picks the GMRES preconditioner (default fourier-mode-fd; also none,\n"
-    "diagonal-jvp, dense-laplacian-shift, modal-laplacian-shift, mapped-fd-laplacian-shift,\n"
-    "mapped-fd-multigrid).\n"
-    "--target-masses searches bare masses whose per-puncture ADM masses match to 1e-10 relative.\n"
-    "Progress goes to stderr (--quiet silences it); results to stdout. Exit status: 0 solved,\n"
-    "1 solver failure, 2 bad arguments.\n";
-
 std::string json(double v) {
   if (!std::isfinite(v))
     return "null";
@@ -56,83 +40,80 @@ int main(int argc, char **argv) {
   std::vector<std::array<double, 3>> probes;
   bool asJson = false, quiet = false, targetsGiven = false, memoryEstimateOnly = false;
   std::array<double, 2> targets{};
+  CommandLine cli("tensorium-two-punctures", "[options]");
+  cli.group("two punctures (G = c = 1; puncture 1 at (+b, 0, 0), puncture 2 at (-b, 0, 0))")
+      .option("--b", "B", "half-separation (default 1)", [&](const std::string &v) { params.b = parseNumber("--b", v); })
+      .option("--m1", "M", "bare mass of puncture 1 (default 0.5)",
+              [&](const std::string &v) { params.m1 = parseNumber("--m1", v); })
+      .option("--m2", "M", "bare mass of puncture 2 (default 0.5)",
+              [&](const std::string &v) { params.m2 = parseNumber("--m2", v); })
+      .option("--p1", "x,y,z", "Bowen-York momentum of puncture 1 (default 0)",
+              [&](const std::string &v) { params.P1 = vec3("--p1", v); })
+      .option("--p2", "x,y,z", "Bowen-York momentum of puncture 2 (default 0)",
+              [&](const std::string &v) { params.P2 = vec3("--p2", v); })
+      .option("--s1", "x,y,z", "Bowen-York spin of puncture 1 (default 0)",
+              [&](const std::string &v) { params.S1 = vec3("--s1", v); })
+      .option("--s2", "x,y,z", "Bowen-York spin of puncture 2 (default 0)",
+              [&](const std::string &v) { params.S2 = vec3("--s2", v); })
+      .option("--target-masses", "M1,M2",
+              "search bare masses whose puncture ADM masses match these to 1e-10 relative",
+              [&](const std::string &v) {
+                const std::vector<double> t = parseNumbers("--target-masses", v, 2);
+                if (!(t[0] > 0) || !(t[1] > 0))
+                  throw UsageError("--target-masses must be positive");
+                targets = {t[0], t[1]};
+                targetsGiven = true;
+              })
+      .group("solver")
+      .option("--npoints", "nA,nB,nphi", "spectral collocation points (default 24,24,12; nA, nB >= 4)",
+              [&](const std::string &v) {
+                // The range only keeps products in double range; memory decides what runs.
+                const std::vector<long> n = parseIntegers("--npoints", v, 1, 1000000, 3, 3);
+                if (n[0] < 4 || n[1] < 4)
+                  throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+                options.nA = static_cast<int>(n[0]), options.nB = static_cast<int>(n[1]);
+                options.nPhi = static_cast<int>(n[2]);
+              })
+      .option("--tolerance", "T", "Newton tolerance on the residual weighted to logical units (default 1e-12)",
+              [&](const std::string &v) {
+                options.newton.tolerance = parseNumber("--tolerance", v);
+                if (!(options.newton.tolerance > 0))
+                  throw UsageError("--tolerance must be positive");
+              })
+      .option("--preconditioner", "NAME",
+              "GMRES preconditioner: fourier-mode-fd (default), none, diagonal-jvp,\n"
+              "dense-laplacian-shift, modal-laplacian-shift, mapped-fd-laplacian-shift,\n"
+              "mapped-fd-multigrid",
+              [&](const std::string &v) {
+                try {
+                  options.newton.preconditioner = elliptic::parsePreconditioner(v);
+                } catch (const std::invalid_argument &e) {
+                  throw UsageError(e.what());
+                }
+              })
+      .group("output")
+      .option("--probe", "x,y,z", "print U and psi at this point (repeatable)",
+              [&](const std::string &v) { probes.push_back(vec3("--probe", v)); })
+      .flag("--json", "results as JSON", [&] { asJson = true; })
+      .flag("--quiet", "no progress on standard error", [&] { quiet = true; })
+      .flag("--memory-estimate", "print the estimated peak memory of the solve and exit",
+            [&] { memoryEstimateOnly = true; })
+      .notes("Units: G = c = 1 (docs/conventions.md); b is the half-separation, m1, m2 the bare masses.\n"
+             "Progress goes to standard error, results to standard output.\n"
+             "Exit status: 0 solved, 1 solver failure, 2 bad arguments or not enough memory.");
   try {
-    for (int i = 1; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg == "--help" || arg == "-h") {
-        std::cout << kUsage;
-        return 0;
-      }
-      if (arg == "--json") {
-        asJson = true;
-        continue;
-      }
-      if (arg == "--quiet") {
-        quiet = true;
-        continue;
-      }
-      if (arg == "--memory-estimate") {
-        memoryEstimateOnly = true;
-        continue;
-      }
-      if (i + 1 >= argc)
-        throw UsageError("unknown option or missing value: '" + arg + "'");
-      std::string value = argv[++i];
-      if (arg == "--b")
-        params.b = parseNumber(arg, value);
-      else if (arg == "--m1")
-        params.m1 = parseNumber(arg, value);
-      else if (arg == "--m2")
-        params.m2 = parseNumber(arg, value);
-      else if (arg == "--p1")
-        params.P1 = vec3(arg, value);
-      else if (arg == "--p2")
-        params.P2 = vec3(arg, value);
-      else if (arg == "--s1")
-        params.S1 = vec3(arg, value);
-      else if (arg == "--s2")
-        params.S2 = vec3(arg, value);
-      else if (arg == "--preconditioner") {
-        try {
-          options.newton.preconditioner = elliptic::parsePreconditioner(value);
-        } catch (const std::invalid_argument &e) {
-          throw UsageError(e.what());
-        }
-      } else if (arg == "--probe")
-        probes.push_back(vec3(arg, value));
-      else if (arg == "--tolerance") {
-        options.newton.tolerance = parseNumber(arg, value);
-        if (!(options.newton.tolerance > 0))
-          throw UsageError("--tolerance must be positive");
-      } else if (arg == "--npoints") {
-        // The range only keeps products in double range; memory decides what runs.
-        std::vector<long> n = parseIntegers(arg, value, 1, 1000000, 3, 3);
-        if (n[0] < 4 || n[1] < 4)
-          throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + value + "'");
-        options.nA = static_cast<int>(n[0]);
-        options.nB = static_cast<int>(n[1]);
-        options.nPhi = static_cast<int>(n[2]);
-      } else if (arg == "--target-masses") {
-        std::vector<double> t = parseNumbers(arg, value, 2);
-        if (!(t[0] > 0) || !(t[1] > 0))
-          throw UsageError("--target-masses must be positive");
-        targets = {t[0], t[1]};
-        targetsGiven = true;
-      } else {
-        throw UsageError("unknown option '" + arg + "'");
-      }
-    }
+    if (!cli.parse(argc, argv, std::cout))
+      return 0;
     if (!(params.b > 0))
       throw UsageError("--b must be positive (the punctures sit at x = +b and x = -b)");
     if (!(params.m1 > 0) || !(params.m2 > 0))
       throw UsageError("bare masses --m1 and --m2 must be positive");
   } catch (const UsageError &e) {
-    std::cerr << "tensorium-two-punctures: error: " << e.what() << "\n" << kUsage;
-    return 2;
+    return cli.usageError(e.what(), std::cerr);
   }
   const double estimate = physics::twoPunctureMemoryEstimate(options);
   if (memoryEstimateOnly) {
-    std::printf("estimated peak memory: %.0f bytes\n", estimate);
+    std::printf("estimated peak memory: %s (%.0f bytes)\n", humanBytes(estimate).c_str(), estimate);
     return 0;
   }
   try {

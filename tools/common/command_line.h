@@ -1,0 +1,237 @@
+#pragma once
+// One command-line convention for the Tensorium tools: an option table that both parses and
+// prints the help. `--name value` and `--name=value` both work; a misspelled option gets the
+// nearest known name ("did you mean"); every mistake is one line, "tool: error: message", then a
+// one-line hint, and exit status 2. Values are checked by the callbacks with cli_numbers.h, whose
+// UsageError names the option.
+#include "cli_numbers.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tensorium_cli {
+
+/// Exit status of every tool for a usage mistake.
+inline constexpr int kUsageExit = 2;
+
+/// Edit distance (insertions, deletions, substitutions, adjacent swaps) of two short words.
+inline size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+/// The name among `names` closest to `word`, or "" when none is close (a third of its length,
+/// at least 2 edits), so that a hint is only given where it is likely right.
+inline std::string nearestName(const std::string &word, const std::vector<std::string> &names) {
+  std::string best;
+  size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const std::string &n : names) {
+    const size_t d = editDistance(word, n);
+    if (d < bestDistance)
+      bestDistance = d, best = n;
+  }
+  return best;
+}
+
+/// A byte count for people: 512 B, 3.2 KiB, 1.5 GiB.
+inline std::string humanBytes(double bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 5)
+    bytes /= 1024, ++u;
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return text;
+}
+
+class CommandLine {
+public:
+  CommandLine(std::string tool, std::string synopsis) : tool_(std::move(tool)), synopsis_(std::move(synopsis)) {}
+
+  /// Starts a titled group of options in the help.
+  CommandLine &group(std::string title) {
+    entries_.push_back({Entry::Group, std::move(title), "", "", {}, {}});
+    return *this;
+  }
+  /// An option with a value: `--name V` or `--name=V`. `apply` checks and stores it.
+  CommandLine &option(std::string name, std::string metavar, std::string help,
+                      std::function<void(const std::string &)> apply) {
+    entries_.push_back({Entry::Value, std::move(name), std::move(metavar), std::move(help), std::move(apply), {}});
+    return *this;
+  }
+  /// An option without a value.
+  CommandLine &flag(std::string name, std::string help, std::function<void()> apply) {
+    entries_.push_back({Entry::Flag, std::move(name), "", std::move(help), {}, std::move(apply)});
+    return *this;
+  }
+  /// Words that are not options (input files, a study name), between `min` and `max` of them.
+  CommandLine &operands(std::string metavar, std::function<void(const std::string &)> apply, size_t min, size_t max) {
+    operandName_ = std::move(metavar), operandApply_ = std::move(apply), operandMin_ = min, operandMax_ = max;
+    return *this;
+  }
+  /// Text after the option list: units, conventions, exit statuses.
+  CommandLine &notes(std::string text) {
+    notes_ = std::move(text);
+    return *this;
+  }
+  /// Single-dash words, and a plain word after one, belong to another parser (PETSc's).
+  CommandLine &passSingleDashOptions() {
+    passSingleDash_ = true;
+    return *this;
+  }
+
+  const std::string &tool() const { return tool_; }
+
+  /// Parses argv. Returns false when --help was asked for (the help is then on `out`); throws
+  /// UsageError for every mistake.
+  bool parse(int argc, const char *const *argv, std::ostream &out) const {
+    size_t operandCount = 0;
+    bool afterSingleDash = false;
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word == "--help" || word == "-h") {
+        out << help();
+        return false;
+      }
+      if (word.rfind("--", 0) != 0 || word == "--") {
+        const bool singleDash = word.size() > 1 && word[0] == '-' && word != "--";
+        if (passSingleDash_ && (singleDash || afterSingleDash)) {
+          afterSingleDash = singleDash;
+          continue;
+        }
+        if (singleDash)
+          throw UsageError(unknownOption(word));
+        if (!operandApply_ || operandCount == operandMax_)
+          throw UsageError(operandApply_ ? "unexpected argument '" + word + "' (more than " +
+                                               std::to_string(operandMax_) + " " + operandName_ + ")"
+                                         : "unexpected argument '" + word + "' (options start with --)");
+        operandApply_(word);
+        ++operandCount;
+        continue;
+      }
+      afterSingleDash = false;
+      const size_t eq = word.find('=');
+      const std::string name = word.substr(0, eq);
+      const Entry *e = find(name);
+      if (!e)
+        throw UsageError(unknownOption(name));
+      if (e->kind == Entry::Flag) {
+        if (eq != std::string::npos)
+          throw UsageError("'" + name + "' takes no value");
+        e->flagApply();
+        continue;
+      }
+      std::string value;
+      if (eq != std::string::npos) {
+        value = word.substr(eq + 1);
+      } else {
+        // A following option is a forgotten value, not the value (negative numbers excepted).
+        if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+          throw UsageError("'" + name + "' needs a value (" + e->metavar + ")");
+        value = argv[++i];
+      }
+      if (value.empty())
+        throw UsageError("'" + name + "' needs a value (" + e->metavar + ")");
+      e->valueApply(value);
+    }
+    if (operandApply_ && operandCount < operandMin_)
+      throw UsageError(operandCount == 0 ? "no " + operandName_ + " given" : "too few " + operandName_);
+    return true;
+  }
+
+  /// The help text, from the same table the parser uses.
+  std::string help() const {
+    std::string text = "usage: " + tool_ + " " + synopsis_ + "\n";
+    for (const Entry &e : entries_) {
+      if (e.kind == Entry::Group) {
+        text += "\n" + e.name + ":\n";
+        continue;
+      }
+      std::string head = "  " + e.name + (e.metavar.empty() ? "" : " " + e.metavar);
+      std::string body = e.help;
+      size_t start = 0;
+      bool first = true;
+      do {
+        const size_t end = body.find('\n', start);
+        const std::string line = body.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (first && head.size() < kHelpColumn - 1)
+          text += head + std::string(kHelpColumn - head.size(), ' ') + line + "\n";
+        else if (first)
+          text += head + "\n" + std::string(kHelpColumn, ' ') + line + "\n";
+        else
+          text += std::string(kHelpColumn, ' ') + line + "\n";
+        first = false;
+        start = end == std::string::npos ? std::string::npos : end + 1;
+      } while (start != std::string::npos);
+    }
+    text += "  --help" + std::string(kHelpColumn - 8, ' ') + "show this help\n";
+    if (!notes_.empty())
+      text += "\n" + notes_ + (notes_.back() == '\n' ? "" : "\n");
+    return text;
+  }
+
+  /// "tool: error: message" and a one-line hint on `err`; returns kUsageExit.
+  int usageError(const std::string &message, std::ostream &err) const {
+    err << tool_ << ": error: " << message << "\n(run '" << tool_ << " --help' for usage)\n";
+    return kUsageExit;
+  }
+
+  /// Names of every option, for checks of the documentation.
+  std::vector<std::string> optionNames() const {
+    std::vector<std::string> names;
+    for (const Entry &e : entries_)
+      if (e.kind != Entry::Group)
+        names.push_back(e.name);
+    return names;
+  }
+
+private:
+  static constexpr size_t kHelpColumn = 26;
+  struct Entry {
+    enum Kind { Group, Value, Flag } kind;
+    std::string name, metavar, help;
+    std::function<void(const std::string &)> valueApply;
+    std::function<void()> flagApply;
+  };
+
+  const Entry *find(const std::string &name) const {
+    for (const Entry &e : entries_)
+      if (e.kind != Entry::Group && e.name == name)
+        return &e;
+    return nullptr;
+  }
+
+  std::string unknownOption(const std::string &name) const {
+    std::vector<std::string> names = optionNames();
+    names.push_back("--help");
+    // A single-dash spelling of a long option (-grid) is the likeliest mistake of all.
+    const std::string candidate = name.size() > 2 && name[0] == '-' && name[1] != '-' ? "-" + name : name;
+    const std::string near = std::find(names.begin(), names.end(), candidate) != names.end()
+                                 ? candidate
+                                 : nearestName(candidate, names);
+    return "unknown option '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+  }
+
+  std::string tool_, synopsis_, notes_;
+  std::vector<Entry> entries_;
+  std::string operandName_;
+  std::function<void(const std::string &)> operandApply_;
+  size_t operandMin_ = 0, operandMax_ = 0;
+  bool passSingleDash_ = false;
+};
+
+} // namespace tensorium_cli
