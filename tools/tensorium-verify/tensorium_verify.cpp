@@ -1,6 +1,7 @@
 // tensorium-verify: the command-line front end of the verification cases (src/Verification).
 // Every case runs unchanged under mpirun: each rank handles its part of every grid, norms are MPI
 // reductions, and rank 0 reports.
+#include "command_line.h"
 #include "output_paths.h"
 #include "module_toolchain.h"
 
@@ -34,21 +35,6 @@ struct Options : verification::CaseOptions {
   bool json = false;
 };
 
-/// The options both forms share (outputs and the kernel directory); false for any other.
-bool outputOption(const std::string &arg, const std::string &value, Options &o) {
-  if (arg == "--csv")
-    o.csv = value;
-  else if (arg == "--plot")
-    o.plot = value;
-  else if (arg == "--junit")
-    o.junit = value;
-  else if (arg == "--kernel-dir")
-    gKernelDir = value;
-  else
-    return false;
-  return true;
-}
-
 /// Output files must be writable before any work; --plot implies a CSV beside it.
 void checkOutputs(Options &o) {
   if (!o.plot.empty())
@@ -61,14 +47,61 @@ void checkOutputs(Options &o) {
     tensorium_cli::requireWritableOutput("--junit", o.junit);
 }
 
-const char *kUsage = "usage: tensorium-verify STUDY.toml [--set key=value]... [--full] [--csv F] [--json] [--junit F.xml]\n"
-                     "       tensorium-verify CASE [--orders 2,4,6] [--resolutions n1,n2,...] [--csv F] [--plot F.png]\n"
-                     "                        [--json] [--junit F.xml] [--kernel-dir DIR]\n"
-                     "cases: two-puncture-boosted, two-puncture-spinning, brill-lindquist, schwarzschild-isotropic,\n"
-                     "       kasner-evolution, flat-evolution\n"
-                     "                        [--memory-estimate]\n"
-                     "Exit status: 0 every verdict passed, 1 a verdict failed or a run error, 2 bad arguments,\n"
-                     "an empty norm region or not enough memory (checked before any work).\n";
+
+struct Parsed {
+  Options options;
+  std::string target; // a case name or a study file
+  std::vector<std::string> overrides;
+  bool memoryEstimateOnly = false, caseOptionGiven = false, studyOptionGiven = false;
+};
+
+/// The option table: parses and prints the help.
+tensorium_cli::CommandLine commandLine(Parsed &p) {
+  using namespace tensorium_cli;
+  std::string cases;
+  for (const std::string &c : verification::builtinCases())
+    cases += (cases.empty() ? "" : ", ") + c;
+  CommandLine cli("tensorium-verify", "CASE|STUDY.toml [options]   (mpirun -n N for N ranks)");
+  cli.operands("case or study file", [&p](const std::string &w) { p.target = w; }, 1, 1)
+      .group("cases (" + cases + ")")
+      .option("--orders", "P,...", "finite-difference orders, each 2, 4 or 6 (default 4)",
+              [&p](const std::string &v) {
+                p.options.orders.clear();
+                for (long o : parseIntegers("--orders", v, 2, 6, 1, 3)) {
+                  if (o % 2)
+                    throw UsageError("orders are 2, 4 or 6");
+                  p.options.orders.push_back(static_cast<int>(o));
+                }
+                p.caseOptionGiven = true;
+              })
+      .option("--resolutions", "n1,n2,...", "grid points per side, increasing (default: the case's)",
+              [&p](const std::string &v) {
+                p.options.resolutions.clear();
+                // The range keeps n^3 in range; memory decides what runs.
+                for (long n : parseIntegers("--resolutions", v, 9, 2000, 1, 32))
+                  p.options.resolutions.push_back(static_cast<int>(n));
+                p.caseOptionGiven = true;
+              })
+      .flag("--memory-estimate", "print the estimated peak memory and exit",
+            [&p] { p.memoryEstimateOnly = p.caseOptionGiven = true; })
+      .group("study files")
+      .option("--set", "key=value", "override a key of the study file (repeatable)",
+              [&p](const std::string &v) { p.overrides.push_back(v), p.studyOptionGiven = true; })
+      .flag("--full", "testbeds at their published length (1000 crossing times)",
+            [&p] { p.overrides.push_back("testbed.crossing_times=1000"), p.studyOptionGiven = true; })
+      .group("output (both)")
+      .option("--csv", "F.csv", "the table as CSV", [&p](const std::string &v) { p.options.csv = v; })
+      .option("--plot", "F.png", "a plot of the table (and its CSV beside it)",
+              [&p](const std::string &v) { p.options.plot = v; })
+      .option("--junit", "F.xml", "the verdicts as a JUnit report", [&p](const std::string &v) { p.options.junit = v; })
+      .flag("--json", "the report as JSON on standard output", [&p] { p.options.json = true; })
+      .option("--kernel-dir", "DIR", "prebuilt kernel modules (default: the build's)",
+              [](const std::string &v) { gKernelDir = v; })
+      .notes("Units: G = c = 1; masses and lengths in the units of the case (docs/conventions.md).\n"
+             "Exit status: 0 every verdict passed, 1 a verdict failed or a run error, 2 bad arguments,\n"
+             "an empty norm region or not enough memory (checked before any work).");
+  return cli;
+}
 
 
 /// Runs `body`, then prints the report (text or JSON) and writes the CSV, the plot and the
@@ -131,34 +164,7 @@ int runAndReport(const std::string &name, const Options &o, const std::function<
 
 /// A study file: its key checks, the fixtures' modules and their checks come before any work
 /// (exit status 2 with one located message); then the study runs like a case.
-int runStudyFile(int argc, char **argv) {
-  const std::string file = argv[1];
-  Options o;
-  std::vector<std::string> overrides;
-  try {
-    for (int i = 2; i < argc; ++i) {
-      const std::string arg = argv[i];
-      if (arg == "--json") {
-        o.json = true;
-        continue;
-      }
-      if (arg == "--full") { // the testbeds' published length
-        overrides.push_back("testbed.crossing_times=1000");
-        continue;
-      }
-      if (i + 1 >= argc)
-        throw std::invalid_argument("unknown option or missing value: '" + arg + "'");
-      const std::string value = argv[++i];
-      if (arg == "--set")
-        overrides.push_back(value);
-      else if (!outputOption(arg, value, o))
-        throw std::invalid_argument("unknown option '" + arg + "'");
-    }
-    checkOutputs(o);
-  } catch (const std::invalid_argument &e) {
-    std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
-    return 2;
-  }
+int runStudyFile(const std::string &file, Options &o, const std::vector<std::string> &overrides) {
   verification::configureCases(gComm, gKernelDir);
   distributed::ModuleCatalog modules(
       gComm, {tensorium_cli::moduleToolchain(), tensorium_cli::builtModuleList(gKernelDir), "tensorium-verify"});
@@ -182,7 +188,8 @@ int run(int argc, char **argv);
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::cout << kUsage;
+      Parsed p;
+      std::cout << commandLine(p).help();
       return 0;
     }
   std::unique_ptr<distributed::PetscSession> session;
@@ -203,71 +210,47 @@ int main(int argc, char **argv) {
 }
 
 int run(int argc, char **argv) {
-  if (argc < 2) {
-    std::cerr << "tensorium-verify: error: no case given\n" << kUsage;
-    return 2;
-  }
-  const std::string name = argv[1];
-  if (name == "--help" || name == "-h") {
-    std::cout << kUsage;
-    return 0;
-  }
-  if (name.size() > 5 && name.substr(name.size() - 5) == ".toml")
-    return runStudyFile(argc, argv);
-  Options o;
-  bool memoryEstimateOnly = false;
+  Parsed p;
+  const tensorium_cli::CommandLine cli = commandLine(p);
+  Options &o = p.options;
+  const std::string &name = p.target;
+  bool studyFile = false;
   try {
-    for (int i = 2; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg == "--json") {
-        o.json = true;
-        continue;
-      }
-      if (arg == "--memory-estimate") {
-        memoryEstimateOnly = true;
-        continue;
-      }
-      if (i + 1 >= argc)
-        throw std::invalid_argument("unknown option or missing value: '" + arg + "'");
-      std::string value = argv[++i];
-      if (arg == "--orders") {
-        o.orders.clear();
-        for (long p : tensorium_cli::parseIntegers("--orders", value, 2, 6, 1, 3)) {
-          if (p % 2)
-            throw std::invalid_argument("orders are 2, 4 or 6");
-          o.orders.push_back(static_cast<int>(p));
-        }
-      } else if (arg == "--resolutions") {
-        o.resolutions.clear();
-        // The range keeps n^3 in range; memory decides what runs.
-        for (long n : tensorium_cli::parseIntegers("--resolutions", value, 9, 2000, 1, 32))
-          o.resolutions.push_back(static_cast<int>(n));
-      } else if (!outputOption(arg, value, o))
-        throw std::invalid_argument("unknown option '" + arg + "'");
+    if (!cli.parse(argc, argv, std::cout))
+      return 0;
+    studyFile = name.size() > 5 && name.substr(name.size() - 5) == ".toml";
+    if (studyFile && p.caseOptionGiven)
+      throw tensorium_cli::UsageError("--orders, --resolutions and --memory-estimate apply to cases; a study file "
+                                      "sets them itself (override with --set)");
+    if (!studyFile && p.studyOptionGiven)
+      throw tensorium_cli::UsageError("--set and --full apply to study files");
+    if (!studyFile && !verification::isBuiltinCase(name)) {
+      const std::string near = tensorium_cli::nearestName(name, verification::builtinCases());
+      throw tensorium_cli::UsageError("unknown case '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
     }
-    const bool evolution = name == "kasner-evolution" || name == "flat-evolution";
-    if (!evolution && !o.resolutions.empty() && o.resolutions.size() < 3)
-      throw std::invalid_argument("constraint cases need at least three resolutions");
-    if (name == "kasner-evolution" && !o.resolutions.empty() && o.resolutions.size() < 2)
-      throw std::invalid_argument("kasner-evolution needs at least two resolutions to measure an order");
-    for (size_t i = 1; i < o.resolutions.size(); ++i)
-      if (o.resolutions[i] <= o.resolutions[i - 1])
-        throw std::invalid_argument("resolutions must increase");
+    if (!studyFile) {
+      const bool evolution = name == "kasner-evolution" || name == "flat-evolution";
+      if (!evolution && !o.resolutions.empty() && o.resolutions.size() < 3)
+        throw tensorium_cli::UsageError("constraint cases need at least three resolutions");
+      if (name == "kasner-evolution" && !o.resolutions.empty() && o.resolutions.size() < 2)
+        throw tensorium_cli::UsageError("kasner-evolution needs at least two resolutions to measure an order");
+      for (size_t i = 1; i < o.resolutions.size(); ++i)
+        if (o.resolutions[i] <= o.resolutions[i - 1])
+          throw tensorium_cli::UsageError("resolutions must increase");
+    }
     checkOutputs(o);
-  } catch (const std::invalid_argument &e) {
-    std::cerr << "tensorium-verify: error: " << e.what() << "\n" << kUsage;
-    return 2;
+  } catch (const std::invalid_argument &e) { // usage errors, and unwritable outputs
+    return cli.usageError(e.what(), std::cerr);
   }
+  if (studyFile)
+    return runStudyFile(name, o, p.overrides);
+  const bool memoryEstimateOnly = p.memoryEstimateOnly;
   // Before any work: the memory the largest resolution needs, and norm regions that hold points.
   {
-    if (!verification::isBuiltinCase(name)) {
-      std::cerr << "tensorium-verify: error: unknown case '" << name << "'\n" << kUsage;
-      return 2;
-    }
     const std::vector<int> resolutions = !o.resolutions.empty() ? o.resolutions : verification::defaultResolutions(name);
     const double estimate = verification::caseMemoryEstimate(name, resolutions, o.orders);
     if (memoryEstimateOnly) {
-      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      std::printf("estimated peak memory: %s (%.0f bytes)\n", tensorium_cli::humanBytes(estimate).c_str(), estimate);
       return 0;
     }
     try {
