@@ -116,9 +116,11 @@ public:
         if (singleDash)
           throw UsageError(unknownOption(word));
         if (!operandApply_ || operandCount == operandMax_)
-          throw UsageError(operandApply_ ? "unexpected argument '" + word + "' (more than " +
-                                               std::to_string(operandMax_) + " " + operandName_ + ")"
-                                         : "unexpected argument '" + word + "' (options start with --)");
+          throw UsageError(!operandApply_ ? "unexpected argument '" + word + "' (options start with --)"
+                           : operandMax_ == 1
+                               ? "unexpected argument '" + word + "' (one " + operandName_ + " only)"
+                               : "unexpected argument '" + word + "' (more than " + std::to_string(operandMax_) +
+                                     " " + operandName_ + ")");
         operandApply_(word);
         ++operandCount;
         continue;

@@ -9,32 +9,9 @@
 
 using namespace tensorium_mlir;
 
-int runProblemStudy(const verification::StudyFile &study, const std::vector<std::string> &args) {
-  std::string junit, csv;
-  bool progress = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--junit" && i + 1 < args.size())
-      junit = args[++i];
-    else if (args[i] == "--csv" && i + 1 < args.size())
-      csv = args[++i];
-    else if (args[i] == "--progress")
-      progress = true;
-    else {
-      std::cerr << "tensorium-converge: unknown or incomplete option '" << args[i]
-                << "' for a problem study (--junit FILE, --csv FILE, --progress)\n";
-      return 2;
-    }
-  }
-  try {
-    if (!junit.empty())
-      tensorium_cli::requireWritableOutput("--junit", junit);
-    if (!csv.empty())
-      tensorium_cli::requireWritableOutput("--csv", csv);
-  } catch (const std::exception &e) {
-    std::cerr << "tensorium-converge: " << e.what() << "\n";
-    return 2;
-  }
-
+int runProblemStudy(const verification::StudyFile &study, const ProblemStudyOutputs &outputs) {
+  const std::string &junit = outputs.junit, &csv = outputs.csv;
+  const bool progress = outputs.progress;
   runtime::ScratchFolder scratch("tensorium-converge");
   verification::Report report;
   try {
@@ -45,17 +22,17 @@ int runProblemStudy(const verification::StudyFile &study, const std::vector<std:
     std::cerr << e.what() << "\n";
     return 2;
   } catch (const std::exception &e) {
-    std::cerr << "tensorium-converge: " << e.what() << "\n";
+    std::cerr << "tensorium-converge: error: " << e.what() << "\n";
     return 2;
   }
   std::cout << report.text.str();
   if (!junit.empty() &&
       !tensorium_cli::writeFileAtomically(junit, verification::junitXml(study.name, report.verdicts, report.text.str()))) {
-    std::cerr << "tensorium-converge: cannot write " << junit << "\n";
+    std::cerr << "tensorium-converge: error: cannot write '" << junit << "'\n";
     return 1;
   }
   if (!csv.empty() && !tensorium_cli::writeFileAtomically(csv, report.csv.str())) {
-    std::cerr << "tensorium-converge: cannot write " << csv << "\n";
+    std::cerr << "tensorium-converge: error: cannot write '" << csv << "'\n";
     return 1;
   }
   return report.pass() ? 0 : 1;

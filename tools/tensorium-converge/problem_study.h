@@ -7,6 +7,11 @@
 #include <string>
 #include <vector>
 
-/// Runs the study; `args` are the command line's other options (--junit FILE, --csv FILE,
-/// --progress). Returns the exit status: 0 pass, 1 fail or run error, 2 bad options or memory.
-int runProblemStudy(const tensorium_mlir::verification::StudyFile &study, const std::vector<std::string> &args);
+/// The command line's outputs for a problem study (--junit FILE, --csv FILE, --progress).
+struct ProblemStudyOutputs {
+  std::string junit, csv;
+  bool progress = false;
+};
+
+/// Runs the study. Returns the exit status: 0 pass, 1 fail or run error, 2 bad input or memory.
+int runProblemStudy(const tensorium_mlir::verification::StudyFile &study, const ProblemStudyOutputs &outputs);

@@ -1,6 +1,7 @@
 // tensorium-converge: manufactured-solution resolution studies of the generated spectral
 // residuals. Each suite solves F(u) = 0 from a non-exact guess with Newton's method, measures
 // the error against the analytic solution at every resolution, and judges the decay.
+#include "command_line.h"
 #include "output_paths.h"
 #include "problem_study.h"
 #include "two_puncture_study.h"
@@ -53,54 +54,94 @@ std::vector<int> parseResolutions(const std::string &text) {
   return out;
 }
 
-int usage(const char *message) {
-  if (message)
-    std::cerr << "tensorium-converge: error: " << message << "\n";
-  std::cerr << "usage: tensorium-converge STUDY.toml [--set key=value]... [--csv FILE] [--json] [--junit FILE.xml] [--plot FILE.png]\n"
-               "       tensorium-converge SUITE [--resolutions a,b,c,...] [--csv FILE] [--json] [--junit FILE.xml]\n"
-               "                          [--preconditioner none|diagonal-jvp|dense-laplacian-shift|\n"
-               "                                            modal-laplacian-shift|mapped-fd-laplacian-shift|\n"
-               "                                            mapped-fd-multigrid]\n"
-               "                          [--plot FILE.png] [--progress] [--fourier-points N]\n"
-               "                          [--kernel-dir DIR] [--memory-estimate]\n"
-               "Exit status: 0 pass, 1 fail or run error, 2 bad arguments or not enough memory.\n"
-               "none (default) solves each Newton step with the dense Jacobian; a preconditioner\n"
-               "selects restarted GMRES with it as a right preconditioner.\n"
-               "suites: poisson, nonlinear-toy, lichnerowicz, two-field (manufactured solutions),\n"
-               "        two-puncture (boosted and spinning puncture data: successive-resolution\n"
-               "        differences of the ADM masses and probe values; default resolutions 12,16,24,32,40;\n"
-               "        --configuration boosted|spinning|both)\n";
-  return 2;
+const std::vector<std::string> kSuites{"poisson", "nonlinear-toy", "lichnerowicz", "two-field", "two-puncture"};
+
+struct Parsed {
+  std::string target; // a suite or a study file
+  std::vector<int> resolutions{6, 8, 10, 12, 14};
+  bool resolutionsGiven = false, memoryEstimateOnly = false, json = false, suiteOptionGiven = false;
+  std::string csv, plot, junit, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
+  std::vector<std::string> overrides;
+};
+
+/// The option table: parses and prints the help.
+tensorium_cli::CommandLine commandLine(Parsed &p) {
+  using namespace tensorium_cli;
+  CommandLine cli("tensorium-converge", "SUITE|STUDY.toml [options]");
+  cli.operands("suite or study file", [&p](const std::string &w) { p.target = w; }, 1, 1)
+      .group("suites: poisson, nonlinear-toy, lichnerowicz, two-field (manufactured solutions),\n"
+             "two-puncture (boosted and spinning puncture data: successive-resolution differences\n"
+             "of the ADM masses and probe values)")
+      .option("--resolutions", "a,b,c,...",
+              "collocation points per direction, three or more, increasing\n"
+              "(default 6,8,10,12,14; two-puncture: 12,16,24,32,40)",
+              [&p](const std::string &v) {
+                p.resolutions = parseResolutions(v);
+                p.resolutionsGiven = p.suiteOptionGiven = true;
+              })
+      .option("--preconditioner", "NAME",
+              "none (default): each Newton step with the dense Jacobian; diagonal-jvp,\n"
+              "dense-laplacian-shift, modal-laplacian-shift, mapped-fd-laplacian-shift,\n"
+              "mapped-fd-multigrid, fourier-mode-fd: restarted GMRES with it",
+              [&p](const std::string &v) {
+                try {
+                  gSolver.preconditioner = parsePreconditioner(v);
+                } catch (const std::invalid_argument &e) {
+                  throw UsageError(e.what());
+                }
+                p.suiteOptionGiven = true;
+              })
+      .option("--fourier-points", "N", "points along the periodic direction (default: from the resolution)",
+              [&p](const std::string &v) {
+                gSolver.fourierPoints = static_cast<int>(parseInteger("--fourier-points", v, 1, 100000));
+                p.suiteOptionGiven = true;
+              })
+      .option("--configuration", "NAME", "two-puncture: boosted, spinning or both (default)",
+              [&p](const std::string &v) {
+                if (v != "boosted" && v != "spinning" && v != "both")
+                  throw UsageError("unknown configuration '" + v + "' (boosted, spinning, both)");
+                p.configuration = v;
+                p.suiteOptionGiven = true;
+              })
+      .flag("--memory-estimate", "print the estimated peak memory and exit", [&p] { p.memoryEstimateOnly = true; })
+      .group("study files")
+      .option("--set", "key=value", "override a key of the study file (repeatable)",
+              [&p](const std::string &v) { p.overrides.push_back(v); })
+      .group("output")
+      .option("--csv", "F.csv", "the table as CSV", [&p](const std::string &v) { p.csv = v; })
+      .option("--plot", "F.png", "a plot of the errors (manufactured suites; its CSV beside it)",
+              [&p](const std::string &v) { p.plot = v; })
+      .option("--junit", "F.xml", "the verdict as a JUnit report", [&p](const std::string &v) { p.junit = v; })
+      .flag("--json", "the table as JSON on standard output", [&p] { p.json = true; })
+      .flag("--progress", "Newton and Krylov progress on standard error", [] { gSolver.progress = true; })
+      .option("--kernel-dir", "DIR", "prebuilt kernel modules (default: the build's)",
+              [&p](const std::string &v) { p.kernelDir = v; })
+      .notes("Exit status: 0 pass, 1 fail or run error, 2 bad arguments or not enough memory.");
+  return cli;
 }
 
 } // namespace
 
-int runSuite(int argc, char **argv);
+int runSuite(Parsed &p, const tensorium_cli::CommandLine &cli);
 
-/// A study file (docs/studies.md, kind "elliptic"): its keys become the suite's options; the
-/// command line's other options (--csv, --json, --plot, ...) follow them.
-int runStudyFile(int argc, char **argv) {
-  std::vector<std::string> overrides, rest;
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--set" && i + 1 < argc)
-      overrides.push_back(argv[++i]);
-    else
-      rest.push_back(argv[i]);
-  }
-  std::vector<std::string> args{argv[0]};
+/// A study file (docs/studies.md, kind "elliptic" or "problem"): its keys set the suite's
+/// options; the command line adds the outputs.
+int runStudyFile(Parsed &p, const tensorium_cli::CommandLine &cli) {
   try {
-    const verification::StudyFile study = verification::loadStudyFile(argv[1], overrides);
-    if (study.kind == "problem")
-      return runProblemStudy(study, rest);
+    const verification::StudyFile study = verification::loadStudyFile(p.target, p.overrides);
+    if (study.kind == "problem") {
+      if (!p.plot.empty() || p.json || p.memoryEstimateOnly)
+        return cli.usageError("a problem study takes --junit, --csv and --progress only", std::cerr);
+      return runProblemStudy(study, {p.junit, p.csv, gSolver.progress});
+    }
     if (study.kind != "elliptic")
       study.fail("study.kind", "tensorium-converge runs studies of kind 'elliptic' or 'problem' (tensorium-verify runs '" + study.kind +
                                    "')");
-    const std::vector<std::string> suites{"poisson", "nonlinear-toy", "lichnerowicz", "two-field", "two-puncture"};
-    if (std::find(suites.begin(), suites.end(), study.suite) == suites.end())
+    if (std::find(kSuites.begin(), kSuites.end(), study.suite) == kSuites.end())
       study.fail("study.suite", "'" + study.suite + "' is not a suite (poisson, nonlinear-toy, lichnerowicz, two-field, "
                                                     "two-puncture)");
     try {
-      parsePreconditioner(study.preconditioner);
+      gSolver.preconditioner = parsePreconditioner(study.preconditioner);
     } catch (const std::exception &e) {
       study.fail("solver.preconditioner", e.what());
     }
@@ -110,86 +151,56 @@ int runStudyFile(int argc, char **argv) {
       study.fail("solver.configuration", "only the two-puncture suite has configurations");
     gResolutionsLocation = study.locate("grid.resolutions");
     gStudyName = study.name;
-    std::string resolutions;
-    for (int n : study.resolutions)
-      resolutions += (resolutions.empty() ? "" : ",") + std::to_string(n);
-    args.insert(args.end(), {study.suite, "--resolutions", resolutions, "--preconditioner", study.preconditioner});
-    if (study.suite == "two-puncture")
-      args.insert(args.end(), {"--configuration", study.configuration});
+    p.target = study.suite;
+    p.resolutions = study.resolutions;
+    p.resolutionsGiven = true;
+    p.configuration = study.configuration;
     if (study.fourierPoints > 0)
-      args.insert(args.end(), {"--fourier-points", std::to_string(study.fourierPoints)});
+      gSolver.fourierPoints = study.fourierPoints;
   } catch (const verification::StudyFileError &e) {
     std::cerr << e.what() << "\n";
     return 2;
   }
-  args.insert(args.end(), rest.begin(), rest.end());
-  std::vector<char *> pointers;
-  for (std::string &a : args)
-    pointers.push_back(a.data());
-  return runSuite(static_cast<int>(pointers.size()), pointers.data());
+  return runSuite(p, cli);
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2) {
-    const std::string first = argv[1];
-    if (first.size() > 5 && first.substr(first.size() - 5) == ".toml")
-      return runStudyFile(argc, argv);
+  Parsed p;
+  const tensorium_cli::CommandLine cli = commandLine(p);
+  bool studyFile = false;
+  try {
+    if (!cli.parse(argc, argv, std::cout))
+      return 0;
+    studyFile = p.target.size() > 5 && p.target.substr(p.target.size() - 5) == ".toml";
+    if (studyFile && p.suiteOptionGiven)
+      throw tensorium_cli::UsageError("--resolutions, --preconditioner, --fourier-points and --configuration apply to "
+                                      "suites; a study file sets them itself (override with --set)");
+    if (!studyFile && !p.overrides.empty())
+      throw tensorium_cli::UsageError("--set applies to study files");
+    if (!studyFile && std::find(kSuites.begin(), kSuites.end(), p.target) == kSuites.end()) {
+      const std::string near = tensorium_cli::nearestName(p.target, kSuites);
+      throw tensorium_cli::UsageError("unknown suite '" + p.target + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    if (!p.plot.empty())
+      tensorium_cli::requireWritableOutput("--plot", p.plot);
+    if (!p.plot.empty() && p.csv.empty())
+      p.csv = p.plot + ".csv";
+    if (!p.csv.empty())
+      tensorium_cli::requireWritableOutput("--csv", p.csv);
+    if (!p.junit.empty())
+      tensorium_cli::requireWritableOutput("--junit", p.junit);
+  } catch (const std::invalid_argument &e) {
+    return cli.usageError(e.what(), std::cerr);
   }
-  return runSuite(argc, argv);
+  return studyFile ? runStudyFile(p, cli) : runSuite(p, cli);
 }
 
-int runSuite(int argc, char **argv) {
-  if (argc < 2)
-    return usage("no suite given");
-  std::string suiteName = argv[1];
-  if (suiteName == "--help" || suiteName == "-h") {
-    usage(nullptr);
-    return 0;
-  }
-  std::vector<int> resolutions{6, 8, 10, 12, 14};
-  bool resolutionsGiven = false;
-  std::string csv, plot, junit, kernelDir = TENSORIUM_CONVERGENCE_KERNEL_DIR, configuration = "both";
-  bool json = false, memoryEstimateOnly = false;
-  try {
-    for (int i = 2; i < argc; ++i) {
-      std::string arg = argv[i];
-      if (arg == "--resolutions" && i + 1 < argc) {
-        resolutions = parseResolutions(argv[++i]);
-        resolutionsGiven = true;
-      } else if (arg == "--configuration" && i + 1 < argc)
-        configuration = argv[++i];
-      else if (arg == "--csv" && i + 1 < argc)
-        csv = argv[++i];
-      else if (arg == "--junit" && i + 1 < argc)
-        junit = argv[++i];
-      else if (arg == "--plot" && i + 1 < argc)
-        plot = argv[++i];
-      else if (arg == "--kernel-dir" && i + 1 < argc)
-        kernelDir = argv[++i];
-      else if (arg == "--json")
-        json = true;
-      else if (arg == "--progress")
-        gSolver.progress = true;
-      else if (arg == "--fourier-points" && i + 1 < argc)
-        gSolver.fourierPoints = static_cast<int>(tensorium_cli::parseInteger("--fourier-points", argv[++i], 1, 100000));
-      else if (arg == "--memory-estimate")
-        memoryEstimateOnly = true;
-      else if (arg == "--preconditioner" && i + 1 < argc)
-        gSolver.preconditioner = parsePreconditioner(argv[++i]);
-      else
-        return usage(("unknown or incomplete option '" + arg + "'").c_str());
-    }
-    if (!plot.empty())
-      tensorium_cli::requireWritableOutput("--plot", plot);
-    if (!plot.empty() && csv.empty())
-      csv = plot + ".csv";
-    if (!csv.empty())
-      tensorium_cli::requireWritableOutput("--csv", csv);
-    if (!junit.empty())
-      tensorium_cli::requireWritableOutput("--junit", junit);
-  } catch (const std::exception &e) {
-    return usage(e.what());
-  }
+int runSuite(Parsed &p, const tensorium_cli::CommandLine &cli) {
+  const std::string &suiteName = p.target;
+  const std::vector<int> &resolutions = p.resolutions;
+  const bool resolutionsGiven = p.resolutionsGiven, json = p.json, memoryEstimateOnly = p.memoryEstimateOnly;
+  const std::string &csv = p.csv, &plot = p.plot, &junit = p.junit, &kernelDir = p.kernelDir,
+                    &configuration = p.configuration;
   if (suiteName == "two-puncture") {
     TwoPunctureStudyOptions study;
     if (resolutionsGiven)
@@ -203,11 +214,10 @@ int runSuite(int argc, char **argv) {
     study.name = gStudyName.empty() ? "two-puncture" : gStudyName;
     study.modulePath = kernelDir + "/libconverge_two_puncture_hamiltonian_3d.so";
     if (!plot.empty())
-      return usage("--plot draws manufactured-solution errors; use --csv for the two-puncture study");
-    if (configuration != "boosted" && configuration != "spinning" && configuration != "both")
-      return usage(("unknown configuration '" + configuration + "' (boosted, spinning, both)").c_str());
+      return cli.usageError("--plot draws manufactured-solution errors; use --csv for the two-puncture study", std::cerr);
     if (memoryEstimateOnly) {
-      std::printf("estimated peak memory: %.0f bytes\n", twoPunctureStudyMemory(study));
+      const double estimate = twoPunctureStudyMemory(study);
+      std::printf("estimated peak memory: %s (%.0f bytes)\n", tensorium_cli::humanBytes(estimate).c_str(), estimate);
       return 0;
     }
     try {
@@ -224,14 +234,14 @@ int runSuite(int argc, char **argv) {
     if (m.name == suiteName)
       suite = &m;
   if (!suite)
-    return usage(("unknown suite '" + suiteName + "'").c_str());
+    return cli.usageError("unknown suite '" + suiteName + "'", std::cerr);
   {
     const int unknownsPerPoint = suite->unknowns.empty() ? 1 : static_cast<int>(suite->unknowns.size());
     const bool dense = gSolver.preconditioner == elliptic::SpectralPreconditionerKind::None;
     const double estimate =
         manufacturedMemoryEstimate(resolutions.back(), unknownsPerPoint, gSolver.fourierPoints, dense);
     if (memoryEstimateOnly) {
-      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      std::printf("estimated peak memory: %s (%.0f bytes)\n", tensorium_cli::humanBytes(estimate).c_str(), estimate);
       return 0;
     }
     try {

@@ -1,7 +1,7 @@
 // tensorium-solve: solves the elliptic problem a .tn file declares (unknowns, residuals,
 // boundary conditions, domain, solve policy) with the generic Newton-Krylov runner; no
 // problem-specific code. The fixture is compiled into a loadable module first.
-#include "cli_numbers.h"
+#include "command_line.h"
 #include "module_toolchain.h"
 #include "tensorium_mlir/Support/InputFile.h"
 #include "output_paths.h"
@@ -28,36 +28,6 @@ using namespace tensorium_mlir;
 using namespace tensorium_cli;
 
 namespace {
-
-const char *kUsage =
-    "usage: tensorium-solve FILE.tn [--set NAME=VALUE]... [--resolution n0,n1,n2] [--block NAME]\n"
-    "                       [--tolerance T] [--max-iterations N] [--output FILE.csv] [--quiet]\n"
-    "                       [--h5 FILE.h5 [--lattice nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax]]\n"
-    "                       [--points P.csv --points-output OUT.csv] [--save-module LIB.so]\n"
-    "                       [--memory-estimate]\n"
-    "       tensorium-solve --module LIB.so [options]     (a module built with tensorium_add_kernel MODULE)\n"
-    "       tensorium-solve --check-file FILE.h5 [--points P.csv --points-output OUT.csv]\n"
-    "Solves the problem declared in a spectral constraints block: 'unknown', 'residual ... for',\n"
-    "'boundary', 'domain' and 'solve' (docs/language.md). --set gives a parameter; --resolution,\n"
-    "--tolerance and --max-iterations override the declared ones. Progress per Newton and Krylov\n"
-    "iteration goes to stderr (--quiet silences it), the summary to stdout. --output writes the\n"
-    "collocation solution as CSV (Cartesian x, y, z and one column per unknown) with a JSON sidecar\n"
-    "FILE.csv.json (parameters, resolution, residual, diagnostics such as the ADM mass).\n"
-    "--h5 writes the collocation solution to HDF5 (enough to interpolate anywhere) and, with\n"
-    "--lattice, its values on a Cartesian lattice with an XDMF index FILE.xmf for ParaView/VisIt\n"
-    "(NaN outside the domain). --check-file rebuilds the grid from a file, interpolates at its\n"
-    "lattice and compares with the stored values. --points reads Cartesian points (x,y,z per line;\n"
-    "'#' comments and a header line allowed) and writes every unknown interpolated there to\n"
-    "--points-output (x,y,z and one column per unknown; nan outside the domain), after a solve or\n"
-    "from a solution file. --memory-estimate prints the run's estimated peak memory and stops;\n"
-    "every run checks it against the memory available first (docs/memory.md). --save-module keeps\n"
-    "the module compiled from FILE.tn, for later runs with --module.\n"
-    "A program's 'exact u = expr [tolerance = expr]' declarations are compared with the solution at\n"
-    "the collocation points and at 256 points between them (spectral interpolation): max and rms\n"
-    "error per unknown are printed; at the declared resolution an error above a declared tolerance\n"
-    "fails the run.\n"
-    "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
-    "3 Newton did not converge, 4 the solution misses a declared exact solution's tolerance.\n";
 
 /// The process itself: runtime libraries, the loaded module, Eigen and HDF5 state (measured).
 constexpr double kProcessBytes = 15e6;
@@ -174,63 +144,70 @@ int main(int argc, char **argv) {
   std::optional<elliptic::Lattice> lattice;
   elliptic::DeclaredProblemOptions options;
   bool quiet = false, memoryEstimateOnly = false;
+  CommandLine cli("tensorium-solve", "FILE.tn [options]  |  --module LIB.so [options]  |  --check-file FILE.h5");
+  cli.operands("program", [&](const std::string &w) { fixture = w; }, 0, 1)
+      .group("the problem (declared in a spectral constraints block: unknown, residual ... for,\n"
+             "boundary, domain, solve; docs/language-reference.md)")
+      .option("--module", "LIB.so", "a module built with tensorium_add_kernel(... MODULE) instead of FILE.tn",
+              [&](const std::string &v) { modulePath = v; })
+      .option("--block", "NAME", "the constraints block to solve (default: the only one)",
+              [&](const std::string &v) { block = v; })
+      .option("--set", "NAME=VALUE", "a parameter's value (repeatable)",
+              [&](const std::string &v) {
+                const size_t eq = v.find('=');
+                if (eq == std::string::npos || eq == 0)
+                  throw UsageError("--set takes NAME=VALUE, got '" + v + "'");
+                options.params[v.substr(0, eq)] = parseNumber("--set " + v.substr(0, eq), v.substr(eq + 1));
+              })
+      .option("--resolution", "n0,n1,n2", "collocation points per direction (default: the declared ones)",
+              [&](const std::string &v) {
+                const std::vector<long> n = parseIntegers("--resolution", v, 3, 512, 3, 3);
+                options.resolution =
+                    std::array<int, 3>{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
+              })
+      .option("--tolerance", "T", "Newton tolerance in (0, 1) (default: the declared one)",
+              [&](const std::string &v) {
+                const double t = parseNumber("--tolerance", v);
+                if (!(t > 0 && t < 1))
+                  throw UsageError("--tolerance must be between 0 and 1");
+                options.tolerance = t;
+              })
+      .option("--max-iterations", "N", "Newton iterations at most (default: the declared number)",
+              [&](const std::string &v) {
+                options.maxIterations = static_cast<int>(parseInteger("--max-iterations", v, 1, 1000));
+              })
+      .flag("--memory-estimate", "print the run's estimated peak memory and stop (docs/memory.md)",
+            [&] { memoryEstimateOnly = true; })
+      .option("--save-module", "LIB.so", "keep the module compiled from FILE.tn, for later runs with --module",
+              [&](const std::string &v) { saveModule = v; })
+      .group("output")
+      .option("--output", "FILE.csv",
+              "the collocation solution as CSV (x, y, z, one column per unknown) with a JSON\n"
+              "sidecar FILE.csv.json (parameters, resolution, residual, diagnostics)",
+              [&](const std::string &v) { output = v; })
+      .option("--h5", "FILE.h5", "the collocation solution in HDF5 (enough to interpolate anywhere)",
+              [&](const std::string &v) { h5 = v; })
+      .option("--lattice", "nx,ny,nz:xmin,xmax,ymin,ymax,zmin,zmax",
+              "with --h5: values on a Cartesian lattice too, with an XDMF index FILE.xmf\n"
+              "(NaN outside the domain)",
+              [&](const std::string &v) { lattice = parseLatticeOption("--lattice", v); })
+      .option("--points", "P.csv", "Cartesian points (x,y,z per line; '#' comments and a header allowed)",
+              [&](const std::string &v) { pointsFile = v; })
+      .option("--points-output", "OUT.csv", "every unknown interpolated at --points (nan outside the domain)",
+              [&](const std::string &v) { pointsOutput = v; })
+      .option("--check-file", "FILE.h5",
+              "rebuild the grid from a solution file, interpolate at its lattice and compare\n"
+              "with the stored values (or evaluate at --points)",
+              [&](const std::string &v) { checkFile = v; })
+      .flag("--quiet", "no progress per Newton and Krylov iteration on standard error", [&] { quiet = true; })
+      .notes("A program's 'exact u = expr [tolerance = expr]' declarations are compared with the solution at\n"
+             "the collocation points and at 256 points between them: max and rms error per unknown are\n"
+             "printed; at the declared resolution an error above a declared tolerance fails the run.\n"
+             "Exit status: 0 converged, 1 the program does not compile, 2 bad arguments or set-up,\n"
+             "3 Newton did not converge, 4 the solution misses a declared exact solution's tolerance.");
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc)
-          throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
-      if (arg == "--help" || arg == "-h") {
-        std::cout << kUsage;
-        return 0;
-      } else if (arg == "--set") {
-        const std::string s = value();
-        const size_t eq = s.find('=');
-        if (eq == std::string::npos || eq == 0)
-          throw std::invalid_argument("--set takes NAME=VALUE, got '" + s + "'");
-        options.params[s.substr(0, eq)] = parseNumber("--set " + s.substr(0, eq), s.substr(eq + 1));
-      } else if (arg == "--resolution") {
-        std::vector<long> n = parseIntegers(arg, value(), 3, 512, 3, 3);
-        options.resolution = std::array<int, 3>{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
-      } else if (arg == "--block") {
-        block = value();
-      } else if (arg == "--tolerance") {
-        const double t = parseNumber(arg, value());
-        if (!(t > 0 && t < 1))
-          throw std::invalid_argument("--tolerance must be between 0 and 1");
-        options.tolerance = t;
-      } else if (arg == "--max-iterations") {
-        options.maxIterations = static_cast<int>(parseInteger(arg, value(), 1, 1000));
-      } else if (arg == "--output") {
-        output = value();
-      } else if (arg == "--h5") {
-        h5 = value();
-      } else if (arg == "--lattice") {
-        lattice = parseLatticeOption(arg, value());
-      } else if (arg == "--points") {
-        pointsFile = value();
-      } else if (arg == "--points-output") {
-        pointsOutput = value();
-      } else if (arg == "--check-file") {
-        checkFile = value();
-      } else if (arg == "--module") {
-        modulePath = value();
-      } else if (arg == "--quiet") {
-        quiet = true;
-      } else if (arg == "--save-module") {
-        saveModule = value();
-      } else if (arg == "--memory-estimate") {
-        memoryEstimateOnly = true;
-      } else if (!arg.empty() && arg[0] == '-') {
-        throw std::invalid_argument("unknown option " + arg);
-      } else if (fixture.empty()) {
-        fixture = arg;
-      } else {
-        throw std::invalid_argument("one .tn file at a time (got '" + fixture + "' and '" + arg + "')");
-      }
-    }
+    if (!cli.parse(argc, argv, std::cout))
+      return 0;
     if (!checkFile.empty()) {
       if (!fixture.empty() || !modulePath.empty())
         throw std::invalid_argument("--check-file takes no program");
@@ -259,9 +236,8 @@ int main(int argc, char **argv) {
       requireWritableOutput("--output", output);
       requireWritableOutput("--output", output + ".json");
     }
-  } catch (const std::exception &e) {
-    std::cerr << "tensorium-solve: " << e.what() << "\n" << kUsage;
-    return 2;
+  } catch (const std::invalid_argument &e) { // usage errors, and unwritable outputs
+    return cli.usageError(e.what(), std::cerr);
   }
 
   if (!checkFile.empty()) {
@@ -305,7 +281,7 @@ int main(int argc, char **argv) {
       std::cout << "lattice values reproduced: " << compared - differing << " of " << compared << " bit for bit\n";
       return differing == 0 ? 0 : 3;
     } catch (const std::exception &e) {
-      std::cerr << "tensorium-solve: " << e.what() << "\n";
+      std::cerr << "tensorium-solve: error: " << e.what() << "\n";
       return 2;
     }
   }
@@ -314,13 +290,13 @@ int main(int argc, char **argv) {
   runtime::ScratchFolder scratch("tensorium-solve");
   if (!fixture.empty()) {
     if (const std::string problem = support::inputFileProblem(fixture); !problem.empty()) {
-      std::cerr << "tensorium-solve: cannot read fixture '" << fixture << "': " << problem << "\n";
+      std::cerr << "tensorium-solve: error: cannot read fixture '" << fixture << "': " << problem << "\n";
       return 2;
     }
     try {
       modulePath = runtime::compileFixtureModule(fixture, scratch.path(), "problem", moduleToolchain());
     } catch (const std::exception &e) {
-      std::cerr << "tensorium-solve: " << e.what();
+      std::cerr << "tensorium-solve: error: " << e.what() << (std::string(e.what()).ends_with("\n") ? "" : "\n");
       return 1;
     }
     if (!saveModule.empty()) {
@@ -332,7 +308,7 @@ int main(int argc, char **argv) {
       } catch (const std::exception &e) {
         std::error_code ignored;
         std::filesystem::remove(partial, ignored);
-        std::cerr << "tensorium-solve: cannot save the module: " << e.what() << "\n";
+        std::cerr << "tensorium-solve: error: cannot save the module: " << e.what() << "\n";
         return 2;
       }
       std::cout << "saved the compiled module as " << saveModule << "\n";
@@ -468,7 +444,7 @@ int main(int argc, char **argv) {
            << ",\n  \"newton_iterations\": " << s.result.iterations << ",\n  \"krylov_iterations\": "
            << s.result.krylovIterations << ",\n  \"residual_rms\": " << number(s.result.residualNorm) << "\n}\n";
       if (!writeFileAtomically(output, csv.str()) || !writeFileAtomically(output + ".json", json.str())) {
-        std::cerr << "tensorium-solve: cannot write " << output << "\n";
+        std::cerr << "tensorium-solve: error: cannot write " << output << "\n";
         return 2;
       }
       std::cout << "wrote " << output << " and " << output << ".json\n";
@@ -490,7 +466,7 @@ int main(int argc, char **argv) {
     }
     return !s.result.converged() ? 3 : exactMissed ? 4 : 0;
   } catch (const std::exception &e) {
-    std::cerr << "tensorium-solve: " << e.what() << "\n";
+    std::cerr << "tensorium-solve: error: " << e.what() << "\n";
     return 2;
   }
 }
