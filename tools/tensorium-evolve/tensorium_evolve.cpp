@@ -1,7 +1,7 @@
 // tensorium-evolve: evolves two-puncture initial data with a generated BSSN right-hand side on
 // a PETSc-distributed grid (run it under mpirun for several ranks), with constraint monitoring,
 // puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
-#include "cli_numbers.h"
+#include "command_line.h"
 #include "module_toolchain.h"
 #include "output_paths.h"
 
@@ -29,36 +29,6 @@ using namespace tensorium_cli;
 
 namespace {
 
-const char *kUsage =
-    "usage: tensorium-evolve [initial data] [grid and time] [output]   (mpirun -n N for N ranks)\n"
-    "initial data (two punctures, as tensorium-two-punctures):\n"
-    "  --b B --m1 M --m2 M --p1 x,y,z --p2 x,y,z --s1 x,y,z --s2 x,y,z --npoints nA,nB,nphi\n"
-    "  (defaults: b = 1.5, m1 = m2 = 0.5, at rest, npoints 24,24,12; precollapsed lapse psi^-2)\n"
-    "  or an exact solution: --initial-data FILE.tn|FILE.so --initial-params p1,p2,...: the fixture's\n"
-    "  slice kernel gives alpha, gamma_ij, K_ij (its split_3p1 must map Kij) and, when mapped, beta^i\n"
-    "  on Cartesian x, y, z; --track x,y,z (repeatable) tracks and excises points such as punctures\n"
-    "evolution:\n"
-    "  --order P            finite-difference order of the built BSSN and constraint modules (2, 4, 6; default 4)\n"
-    "  --module FILE.so     evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)\n"
-    "  --fixture FILE.tn    evolution fixture, compiled now (BSSN variables, params eta, slicing,\n"
-    "                       shift_driver, ko_sigma, shift_advect as fixtures/gr/bssn_evolution_3d.tn)\n"
-    "  --constraints-module FILE.so   ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)\n"
-    "  --grid N             points per side, cell-centred (default 48); --extent L: the cube [-L, L]^3 (default 6)\n"
-    "  --ghost W            ghost width (default: the kernel's stencil radius)\n"
-    "  --final-time T (default 1)  --cfl C: dt = C h (default 0.25)  --integrator rk4|ssprk3\n"
-    "  --eta E (Gamma-driver damping, default 2)  --ko-sigma S (Kreiss-Oliger, default 0.1)\n"
-    "  --excision R         constraint norms skip r < R around each puncture (default: max(m1, m2))\n"
-    "  --norm-box R         constraint norms only over |x|, |y|, |z| <= R: a region fixed in physical\n"
-    "                       units, the same on every grid (default: all points two ghost widths from\n"
-    "                       the faces, a region that grows towards the faces as h shrinks)\n"
-    "output:\n"
-    "  --monitor-every K    progress line every K steps (default 1); --monitor-file FILE.csv\n"
-    "  --output FILE.h5 --output-every K   snapshots (state, XDMF index FILE.xmf)\n"
-    "  --checkpoint FILE.h5 --checkpoint-every K   checkpoints; --restart FILE.h5 continues one\n"
-    "Units: G = c = 1; b is the half-separation (punctures at (+-b, 0, 0)), m1, m2 bare masses; with\n"
-    "m1 + m2 = 1 lengths and times are in units of that mass; h = 2 L / N (docs/conventions.md).\n"
-    "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments or not enough memory.\n";
-
 struct Options {
   physics::TwoPunctureParameters punctures;
   physics::TwoPunctureOptions solver;
@@ -76,85 +46,111 @@ struct Options {
   std::string restart;
 };
 
-Options parse(int argc, char **argv) {
-  Options o;
+/// The option table (parses and prints the help); fills `o`.
+CommandLine commandLine(Options &o) {
+  CommandLine cli("tensorium-evolve", "[options]   (mpirun -n N for N ranks; PETSc's own -options pass through)");
+  auto number = [](double &to, const char *name) { return [&to, name](const std::string &v) { to = parseNumber(name, v); }; };
+  auto vector = [](std::array<double, 3> &to, const char *name) {
+    return [&to, name](const std::string &v) { to = vec3(name, v); };
+  };
+  cli.passSingleDashOptions()
+      .group("initial data: two punctures, as tensorium-two-punctures (precollapsed lapse psi^-2)")
+      .option("--b", "B", "half-separation; punctures at (+b, 0, 0) and (-b, 0, 0) (default 1.5)", number(o.punctures.b, "--b"))
+      .option("--m1", "M", "bare mass of puncture 1 (default 0.5)", number(o.punctures.m1, "--m1"))
+      .option("--m2", "M", "bare mass of puncture 2 (default 0.5)", number(o.punctures.m2, "--m2"))
+      .option("--p1", "x,y,z", "momentum of puncture 1 (default 0)", vector(o.punctures.P1, "--p1"))
+      .option("--p2", "x,y,z", "momentum of puncture 2 (default 0)", vector(o.punctures.P2, "--p2"))
+      .option("--s1", "x,y,z", "spin of puncture 1 (default 0)", vector(o.punctures.S1, "--s1"))
+      .option("--s2", "x,y,z", "spin of puncture 2 (default 0)", vector(o.punctures.S2, "--s2"))
+      .option("--npoints", "nA,nB,nphi", "spectral points of the solve (default 24,24,12)",
+              [&o](const std::string &v) {
+                // The range only keeps products in double range; the memory estimate decides what runs.
+                const std::vector<long> n = parseIntegers("--npoints", v, 1, 1000000, 3, 3);
+                if (n[0] < 4 || n[1] < 4)
+                  throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+                o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]);
+                o.solver.nPhi = static_cast<int>(n[2]);
+              })
+      .group("initial data: an exact solution")
+      .option("--initial-data", "FILE.tn|FILE.so",
+              "the fixture's slice kernel gives alpha, gamma_ij, K_ij (its split_3p1 must map\n"
+              "Kij) and, when mapped, beta^i on Cartesian x, y, z",
+              [&o](const std::string &v) { o.initialData = v == "two-punctures" ? "" : v; })
+      .option("--initial-params", "p1,p2,...", "the fixture's parameters, in order",
+              [&o](const std::string &v) {
+                o.initialParams.clear();
+                for (const std::string &item : splitList("--initial-params", v, 1, 4096))
+                  o.initialParams.push_back(parseNumber("--initial-params", item));
+              })
+      .option("--track", "x,y,z", "track and excise a point such as a puncture (repeatable)",
+              [&o](const std::string &v) {
+                o.tracks.push_back(vec3("--track", v));
+                o.tracksGiven = true;
+              })
+      .group("evolution")
+      .option("--order", "P", "finite-difference order of the built BSSN and constraint modules: 2, 4 or 6 (default 4)",
+              [&o](const std::string &v) {
+                o.order = static_cast<int>(parseInteger("--order", v, 2, 6));
+                if (o.order % 2)
+                  throw UsageError("--order must be 2, 4 or 6");
+              })
+      .option("--module", "FILE.so", "evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)",
+              [&o](const std::string &v) { o.module = v; })
+      .option("--fixture", "FILE.tn",
+              "evolution fixture, compiled now (BSSN variables, params eta, slicing, shift_driver,\n"
+              "ko_sigma, shift_advect as fixtures/gr/bssn_evolution_3d.tn)",
+              [&o](const std::string &v) { o.fixture = v; })
+      .option("--constraints-module", "FILE.so", "ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)",
+              [&o](const std::string &v) { o.constraintsModule = v; })
+      .option("--grid", "N", "points per side, cell-centred (default 48)",
+              [&o](const std::string &v) { o.grid = parseInteger("--grid", v, 1, 100000); })
+      .option("--extent", "L", "the cube [-L, L]^3 (default 6); h = 2 L / N", number(o.extent, "--extent"))
+      .option("--ghost", "W", "ghost width (default: the kernel's stencil radius)",
+              [&o](const std::string &v) { o.ghost = static_cast<int>(parseInteger("--ghost", v, 1, 64)); })
+      .option("--final-time", "T", "evolve to t = T (default 1)", number(o.run.finalTime, "--final-time"))
+      .option("--cfl", "C", "dt = C h, in (0, 1] (default 0.25)", number(o.run.cfl, "--cfl"))
+      .option("--integrator", "NAME", "rk4 (default) or ssprk3",
+              [&o](const std::string &v) {
+                if (v == "rk4")
+                  o.integrator = TimeIntegrator::RK4;
+                else if (v == "ssprk3")
+                  o.integrator = TimeIntegrator::SSPRK3;
+                else
+                  throw UsageError("--integrator expects rk4 or ssprk3, got '" + v + "'");
+              })
+      .option("--eta", "E", "Gamma-driver damping (default 2)", number(o.eta, "--eta"))
+      .option("--ko-sigma", "S", "Kreiss-Oliger dissipation (default 0.1)", number(o.koSigma, "--ko-sigma"))
+      .option("--excision", "R", "constraint norms skip r < R around each tracked point (default: max(m1, m2))",
+              [&o](const std::string &v) { o.excision = parseNumber("--excision", v); })
+      .option("--norm-box", "R",
+              "constraint norms only over |x|, |y|, |z| <= R: a region fixed in physical units,\n"
+              "the same on every grid (default: all points two ghost widths from the faces)",
+              [&o](const std::string &v) { o.run.normBox = parseNumber("--norm-box", v); })
+      .group("output")
+      .option("--monitor-every", "K", "progress line every K steps (default 1)",
+              [&o](const std::string &v) { o.run.monitorEvery = parseInteger("--monitor-every", v, 1, 1L << 40); })
+      .option("--monitor-file", "FILE.csv", "the progress lines as CSV", [&o](const std::string &v) { o.run.monitorFile = v; })
+      .option("--output", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
+              [&o](const std::string &v) { o.run.output = v; })
+      .option("--output-every", "K", "a snapshot every K steps (default 10)",
+              [&o](const std::string &v) { o.run.outputEvery = parseInteger("--output-every", v, 1, 1L << 40); })
+      .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", [&o](const std::string &v) { o.run.checkpoint = v; })
+      .option("--checkpoint-every", "K", "a checkpoint every K steps",
+              [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); })
+      .option("--restart", "FILE.h5", "continue from a checkpoint", [&o](const std::string &v) { o.restart = v; })
+      .notes("Units: G = c = 1; b is the half-separation (punctures at (+-b, 0, 0)), m1, m2 bare masses; with\n"
+             "m1 + m2 = 1 lengths and times are in units of that mass; h = 2 L / N (docs/conventions.md).\n"
+             "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments or not enough memory.");
+  return cli;
+}
+
+/// Parses and checks the options; false when --help was asked for (printed).
+bool parse(int argc, char **argv, Options &o) {
   o.punctures.b = 1.5;
   o.solver.nA = o.solver.nB = 24;
   o.solver.nPhi = 12;
-  bool afterPetscOption = false; // the previous word was a PETSc option (single dash)
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      // PETSc options (single dash) are PETSc's, and so is a word after one (its value);
-      // any other word is a mistake, such as a fixture given without --fixture.
-      const bool petscOption = !arg.empty() && arg[0] == '-';
-      if (!petscOption && !afterPetscOption)
-        throw UsageError("unexpected argument '" + arg + "' (options start with --)");
-      afterPetscOption = petscOption;
-      continue;
-    }
-    afterPetscOption = false;
-    static const std::set<std::string> known{
-        "--b", "--m1", "--m2", "--p1", "--p2", "--s1", "--s2", "--npoints", "--order", "--module",
-        "--constraints-module", "--fixture", "--initial-data", "--initial-params", "--track", "--grid", "--extent",
-        "--ghost", "--final-time", "--cfl", "--eta", "--ko-sigma", "--excision", "--norm-box", "--integrator", "--monitor-every",
-        "--monitor-file", "--output", "--output-every", "--checkpoint", "--checkpoint-every", "--restart"};
-    if (!known.count(arg))
-      throw UsageError("unknown option '" + arg + "'");
-    if (i + 1 >= argc)
-      throw UsageError("option '" + arg + "' needs a value");
-    const std::string v = argv[++i];
-    if (arg == "--b") o.punctures.b = parseNumber(arg, v);
-    else if (arg == "--m1") o.punctures.m1 = parseNumber(arg, v);
-    else if (arg == "--m2") o.punctures.m2 = parseNumber(arg, v);
-    else if (arg == "--p1") o.punctures.P1 = vec3(arg, v);
-    else if (arg == "--p2") o.punctures.P2 = vec3(arg, v);
-    else if (arg == "--s1") o.punctures.S1 = vec3(arg, v);
-    else if (arg == "--s2") o.punctures.S2 = vec3(arg, v);
-    else if (arg == "--npoints") {
-      // The range only keeps products in double range; the memory estimate decides what runs.
-      const std::vector<long> n = parseIntegers(arg, v, 1, 1000000, 3, 3);
-      if (n[0] < 4 || n[1] < 4)
-        throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
-      o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]), o.solver.nPhi = static_cast<int>(n[2]);
-    } else if (arg == "--order") {
-      o.order = static_cast<int>(parseInteger(arg, v, 2, 6));
-      if (o.order % 2)
-        throw UsageError("--order must be 2, 4 or 6");
-    } else if (arg == "--module") o.module = v;
-    else if (arg == "--constraints-module") o.constraintsModule = v;
-    else if (arg == "--fixture") o.fixture = v;
-    else if (arg == "--initial-data") o.initialData = v == "two-punctures" ? "" : v;
-    else if (arg == "--initial-params") {
-      o.initialParams.clear();
-      for (const std::string &item : splitList(arg, v, 1, 4096))
-        o.initialParams.push_back(parseNumber(arg, item));
-    } else if (arg == "--track") {
-      o.tracks.push_back(vec3(arg, v));
-      o.tracksGiven = true;
-    }
-    else if (arg == "--grid") o.grid = parseInteger(arg, v, 1, 100000);
-    else if (arg == "--extent") o.extent = parseNumber(arg, v);
-    else if (arg == "--ghost") o.ghost = static_cast<int>(parseInteger(arg, v, 1, 64));
-    else if (arg == "--final-time") o.run.finalTime = parseNumber(arg, v);
-    else if (arg == "--cfl") o.run.cfl = parseNumber(arg, v);
-    else if (arg == "--eta") o.eta = parseNumber(arg, v);
-    else if (arg == "--ko-sigma") o.koSigma = parseNumber(arg, v);
-    else if (arg == "--excision") o.excision = parseNumber(arg, v);
-    else if (arg == "--norm-box") o.run.normBox = parseNumber(arg, v);
-    else if (arg == "--integrator") {
-      if (v == "rk4") o.integrator = TimeIntegrator::RK4;
-      else if (v == "ssprk3") o.integrator = TimeIntegrator::SSPRK3;
-      else throw UsageError("--integrator expects rk4 or ssprk3, got '" + v + "'");
-    } else if (arg == "--monitor-every") o.run.monitorEvery = parseInteger(arg, v, 1, 1L << 40);
-    else if (arg == "--monitor-file") o.run.monitorFile = v;
-    else if (arg == "--output") o.run.output = v;
-    else if (arg == "--output-every") o.run.outputEvery = parseInteger(arg, v, 1, 1L << 40);
-    else if (arg == "--checkpoint") o.run.checkpoint = v;
-    else if (arg == "--checkpoint-every") o.run.checkpointEvery = parseInteger(arg, v, 1, 1L << 40);
-    else if (arg == "--restart") o.restart = v;
-    else throw UsageError("unknown option '" + arg + "'");
-  }
+  if (!commandLine(o).parse(argc, argv, std::cout))
+    return false;
   if (!(o.extent > 0))
     throw UsageError("--extent must be positive");
   if (!(o.run.cfl > 0) || o.run.cfl > 1)
@@ -187,11 +183,13 @@ Options parse(int argc, char **argv) {
     requireWritableOutput("--monitor-file", o.run.monitorFile);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
-  return o;
+  return true;
 }
 
 int run(int argc, char **argv, int rank) {
-  const Options o = parse(argc, argv);
+  Options o;
+  if (!parse(argc, argv, o))
+    return 0;
   MPI_Comm comm = PETSC_COMM_WORLD;
   if (o.initialData.empty() && o.restart.empty()) {
     // The spectral solve runs on rank 0 alone: its memory is judged there, before any grid or
@@ -252,7 +250,8 @@ int run(int argc, char **argv, int rank) {
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::cout << kUsage;
+      Options o;
+      std::cout << commandLine(o).help();
       return 0;
     }
   std::unique_ptr<PetscSession> session;
@@ -270,11 +269,11 @@ int main(int argc, char **argv) {
     status = run(argc, argv, rank);
   } catch (const UsageError &e) {
     if (rank == 0)
-      std::fprintf(stderr, "tensorium-evolve: error: %s\n(see --help)\n", e.what());
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n(run 'tensorium-evolve --help' for usage)\n", e.what());
     status = 2;
   } catch (const RunSettingsError &e) { // the settings cannot run: a usage error too
     if (rank == 0)
-      std::fprintf(stderr, "tensorium-evolve: error: %s\n(see --help)\n", e.what());
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n(run 'tensorium-evolve --help' for usage)\n", e.what());
     status = 2;
   } catch (const tensorium_mlir::runtime::InsufficientMemory &e) {
     if (rank == 0)
