@@ -1,5 +1,6 @@
 // Tensorium_abi_probe: prints the host ABI contract of a .tn program: kernels, arguments,
 // buffers with roles, access and component counts, stencil radius, and validation results.
+#include "command_line.h"
 #include "large_stack.h"
 #include "ManifestCompare.h"
 #include "tensorium_mlir/Lowering/Compiler.h"
@@ -428,83 +429,68 @@ int manifestMain(const std::vector<std::string> &inputs, const std::string &chec
 
 int probeMain(int argc, char **argv) {
   std::string input;
-  bool asJson = false, manifest = false;
+  bool asJson = false, manifest = false, compare = false;
   std::string checkManifest;
-  std::vector<std::string> manifestInputs;
+  std::vector<std::string> inputs;
   codegen::CompileOptions options;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: Tensorium_abi_probe [--json] [--mode symbolic|executable] [--symbol-prefix NAME] <file.tn>\n"
-                   "       Tensorium_abi_probe --manifest [--symbol-prefix NAME] [symbolic:]<file.tn>...\n"
-                   "       Tensorium_abi_probe --check-manifest <manifest> [symbolic:]<file.tn>...\n"
-                   "       Tensorium_abi_probe --compare OLD.manifest NEW.manifest\n"
-                   "--compare classifies every difference as additive or breaking; exit status 0 same,\n"
-                   "1 additive, 2 breaking, 3 bad input.\n"
-                   "Prints the host ABI contract of every kernel the program lowers to, or the ABI\n"
-                   "manifest of several programs, or compares that manifest with a committed one.\n"
-                   "--symbol-prefix NAME describes the module as Tensorium_cc --symbol-prefix NAME exports it.\n";
+  tensorium_cli::CommandLine cli("Tensorium_abi_probe",
+                                 "[options] <file.tn>  |  --manifest [symbolic:]<file.tn>...  |  --compare OLD NEW");
+  cli.operands("input", [&](const std::string &w) { inputs.push_back(w); }, 0, 4096)
+      .group("one program: the host ABI contract of every kernel it lowers to")
+      .flag("--json", "as JSON", [&] { asJson = true; })
+      .option("--mode", "M", "executable (default) or symbolic",
+              [&](const std::string &m) {
+                if (m != "symbolic" && m != "executable")
+                  throw tensorium_cli::UsageError("'--mode' expects symbolic or executable");
+                options.codegen.symbolic = m == "symbolic";
+              })
+      .option("--symbol-prefix", "NAME", "describe the module as Tensorium_cc --symbol-prefix NAME exports it",
+              [&](const std::string &v) {
+                if (std::string problem = symbolPrefixProblem(v); !problem.empty())
+                  throw tensorium_cli::UsageError("invalid value '" + v + "' for '--symbol-prefix': " + problem);
+                options.symbolPrefix = v;
+              })
+      .group("the ABI manifest of several programs")
+      .flag("--manifest", "print it ([symbolic:]<file.tn>... select the mode per program)", [&] { manifest = true; })
+      .option("--check-manifest", "FILE", "compare it with a committed manifest (the ABI gate)",
+              [&](const std::string &v) {
+                manifest = true;
+                checkManifest = v;
+              })
+      .flag("--compare", "classify every difference of two manifests OLD NEW as additive or breaking",
+            [&] { compare = true; })
+      .notes("Exit status: 0 valid (--compare: same), 1 invalid or a failed gate (--compare: additive),\n"
+             "2 bad arguments (--compare: breaking), 3 --compare given bad input.");
+  try {
+    if (!cli.parse(argc, argv, std::cout))
       return 0;
-    } else if (arg == "--compare") {
-      if (i + 2 >= argc) {
-        std::cerr << "Tensorium_abi_probe: error: --compare needs OLD.manifest NEW.manifest\n";
-        return 3;
-      }
-      return compareMain(argv[i + 1], argv[i + 2]);
-    } else if (arg == "--manifest") {
-      manifest = true;
-    } else if (arg == "--check-manifest" && i + 1 < argc) {
-      manifest = true;
-      checkManifest = argv[++i];
-    } else if (manifest && !arg.empty() && arg[0] != '-') {
-      manifestInputs.push_back(arg);
-    } else if (arg == "--symbol-prefix" || arg.rfind("--symbol-prefix=", 0) == 0) {
-      if (arg == "--symbol-prefix" && i + 1 >= argc) {
-        std::cerr << "Tensorium_abi_probe: error: '--symbol-prefix' needs a value\n";
-        return 1;
-      }
-      options.symbolPrefix = arg == "--symbol-prefix" ? argv[++i] : arg.substr(std::strlen("--symbol-prefix="));
-      if (std::string problem = symbolPrefixProblem(options.symbolPrefix); !problem.empty()) {
-        std::cerr << "Tensorium_abi_probe: error: invalid value '" << options.symbolPrefix
-                  << "' for '--symbol-prefix': " << problem << "\n";
-        return 1;
-      }
-    } else if (arg == "--json") {
-      asJson = true;
-    } else if (arg == "--mode" && i + 1 < argc) {
-      std::string m = argv[++i];
-      if (m != "symbolic" && m != "executable") {
-        std::cerr << "Tensorium_abi_probe: error: '--mode' expects symbolic or executable\n";
-        return 1;
-      }
-      options.codegen.symbolic = m == "symbolic";
-    } else if (!arg.empty() && arg[0] == '-') {
-      std::cerr << "Tensorium_abi_probe: error: unknown option '" << arg << "'\n";
-      return 1;
-    } else if (input.empty()) {
-      input = arg;
-    } else {
-      std::cerr << "Tensorium_abi_probe: error: more than one input file\n";
-      return 1;
-    }
+    if (compare && inputs.size() != 2)
+      throw tensorium_cli::UsageError("--compare needs OLD.manifest NEW.manifest");
+    if (compare && manifest)
+      throw tensorium_cli::UsageError("--compare and --manifest are separate uses");
+    if (!manifest && !compare && inputs.size() > 1)
+      throw tensorium_cli::UsageError("more than one input file (several go with --manifest)");
+  } catch (const tensorium_cli::UsageError &e) {
+    // Under --compare, 2 means "breaking": a usage mistake there is bad input (3).
+    const int status = cli.usageError(e.what(), std::cerr);
+    return compare ? 3 : status;
   }
+  if (compare)
+    return compareMain(inputs[0], inputs[1]);
+  if (!inputs.empty() && !manifest)
+    input = inputs[0];
+  std::vector<std::string> manifestInputs = manifest ? inputs : std::vector<std::string>();
   if (manifest) {
-    if (!input.empty())
-      manifestInputs.insert(manifestInputs.begin(), input);
-    if (manifestInputs.empty()) {
-      std::cerr << "Tensorium_abi_probe: error: no input file\n";
-      return 1;
-    }
+    if (manifestInputs.empty())
+      return cli.usageError("no input file", std::cerr);
     return manifestMain(manifestInputs, checkManifest, options.symbolPrefix);
   }
-  if (input.empty()) {
-    std::cerr << "Tensorium_abi_probe: error: no input file\n";
-    return 1;
-  }
+  if (input.empty())
+    return cli.usageError("no input file", std::cerr);
   std::string text, error;
   if (!frontend::readSourceText(input, text, error)) {
     std::cerr << "Tensorium_abi_probe: error: cannot read '" << input << "': " << error << "\n";
-    return 1;
+    return tensorium_cli::kUsageExit;
   }
   frontend::SourceManager sources(input, text);
   frontend::DiagnosticEngine diags(sources, &std::cerr);

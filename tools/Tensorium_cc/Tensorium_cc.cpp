@@ -1,5 +1,6 @@
 // Tensorium_cc: the .tn compiler driver.
 #include "cli_numbers.h"
+#include "command_line.h"
 #include "large_stack.h"
 #include "tensorium_mlir/Lowering/Compiler.h"
 #include "tensorium_mlir/Frontend/ASTDumper.h"
@@ -23,84 +24,6 @@
 using namespace tensorium_mlir::frontend;
 
 namespace {
-constexpr const char *kUsage =
-    "usage: Tensorium_cc [options] <file.tn>\n"
-    "\n"
-    "Compiles a Tensorium tensor program. With no action the program is checked only.\n"
-    "\n"
-    "actions:\n"
-    "  --syntax-only        parse and analyse; report diagnostics only\n"
-    "  --dump-ast           print the analysed syntax tree\n"
-    "  --print-summary      print fields, parameters and the kernel families the program lowers to\n"
-    "  --emit-mlir <F>      write the generated MLIR module (ABI v3 attributes) to F\n"
-    "  --emit-lowered-mlir <F>  write the module lowered to the LLVM dialect to F\n"
-    "  --emit-llvm <F>      write LLVM IR to F\n"
-    "  --emit-obj <F>       write an object file for the host to F\n"
-    "  --emit-op-counts <F> write the floating-point operations per function of the optimised\n"
-    "                       LLVM IR (per grid point in grid kernels; an FMA counts 2) to F\n"
-    "  --emit-host-header <F>  write the C host header (prototypes, wrappers, descriptor tables) to F\n"
-    "                       (F may be '-' for standard output; emission flags combine)\n"
-    "\n"
-    "options:\n"
-    "  -o <file>            write the action's output to <file> ('-' is standard output)\n"
-    "  --param <name>=<v>   fold parameter <name> into the constant <v> (repeatable)\n"
-    "  --fd-order <N>       compile a finite-difference program at order N (2, 4, 6 or 8) instead\n"
-    "                       of the order its simulation block sets\n"
-    "  --kernels <list>     kernel families to emit: init,rhs,residual,spectral (default all)\n"
-    "  --mode <m>           executable (default): grid, point and spectral kernels;\n"
-    "                       symbolic: pointwise tensorium_init/tensorium_rhs/tensorium_entry\n"
-    "                       source functions taking field derivatives as inputs\n"
-    "  -O0 -O1 -O2 -O3      LLVM optimisation level for --emit-llvm/--emit-obj (default -O2)\n"
-    "  --cpu <name>         target CPU (default native: this machine's CPU and features;\n"
-    "                       x86-64 for objects that run on any x86-64 machine)\n"
-    "  --vector-width <N>   grid points per SIMD step in grid kernels: 1 (scalar loops), 2, 4, 8\n"
-    "                       or 16; default: the target's double-precision vector width\n"
-    "                       (8 with AVX-512, 4 with AVX, otherwise 1)\n"
-    "  --fp-contract=<on|off>  on (default): a * b + c may become one fused multiply-add, and\n"
-    "                       divisions by one value may share its reciprocal;\n"
-    "                       off: every operation rounds separately\n"
-    "  --cache-blocking=<auto|off|YxZ>  stencil kernels sweep x inside tiles of Y x Z points\n"
-    "                       in (y, z); auto (default) sizes them so that the x-planes a tile\n"
-    "                       reads fit in 1 MiB; off: plain i, j, k loops\n"
-    "  --prefetch=<on|off>  on (default): stencil kernels prefetch the x-plane they reach next;\n"
-    "                       large ones also prefetch their outputs' next line for writing\n"
-    "  --stencil-pass=<auto|on|off>  kernels large enough for a shared row function compute\n"
-    "                       each chunk of a row in two passes: every field component's stencil\n"
-    "                       values (derivatives, dissipation) into a scratch block, then the\n"
-    "                       equations from it; auto (default): with SIMD steps only\n"
-    "  --lane-shifts=<auto|on|off>  in those two-pass rows with 8-wide steps, the reads\n"
-    "                       shifted along z are lane shifts of line-aligned vectors (valignq)\n"
-    "                       instead of loads straddling two cache lines; auto (default): on\n"
-    "                       targets with AVX-512\n"
-    "  --factor-mixed=<auto|on|off>  in rows with lane shifts, a mixed derivative across z\n"
-    "                       is the z stencil of the first pass's x or y derivative at the\n"
-    "                       neighbouring points (lane shifts of values already computed),\n"
-    "                       which rounds differently from its own stencil; auto (default): with\n"
-    "                       --fp-contract=on\n"
-    "  --derivative-sharing=<on|off>  on (default): each derivative of each field component\n"
-    "                       is one stencil per point, shared, with equal weights grouped; off:\n"
-    "                       every derivative is the plain stencil of its whole argument (the\n"
-    "                       first code generator, kept for comparisons)\n"
-    "  --max-kernel-ops=<N> largest kernel, in scalar operations per point after simplification,\n"
-    "                       that is compiled (default 150000: about a minute and under 1 GB in the\n"
-    "                       LLVM back end); a larger one is a located error\n"
-    "  --symbol-prefix <NAME>  export every symbol, table and macro of the module under NAME_\n"
-    "                       (NAME_tensorium_rhs_grid_affine, NAME_tensorium_host_kernels,\n"
-    "                       NAME_TENSORIUM_HOST_KERNEL_COUNT) so that several modules link into\n"
-    "                       one program; default: the plain ABI v3 names\n"
-    "  --simplify=<on|off>  on (default): subexpressions that compute the same value are\n"
-    "                       computed once (semantic value numbering); off: as scalarised\n"
-    "  --help               show this help\n"
-    "  --version            show the compiler and ABI version\n"
-    "\n"
-    "Diagnostics go to standard error as 'file:line:col: error: message'; the exit status is 1\n"
-    "when any error was reported.\n";
-
-int usageError(const std::string &message) {
-  std::cerr << "Tensorium_cc: error: " << message << "\n(run 'Tensorium_cc --help' for usage)\n";
-  return 1;
-}
-
 bool readInput(const std::string &path, std::string &out) {
   std::string error;
   if (!readSourceText(path, out, error)) {
@@ -144,8 +67,7 @@ bool parseKernels(const std::string &list, unsigned &mask) {
     else if (item == "spectral") mask |= static_cast<unsigned>(KernelSelection::Spectral);
     else if (item == "all") mask |= static_cast<unsigned>(KernelSelection::All);
     else {
-      usageError("unknown kernel family '" + item + "' in --kernels (expected init, rhs, residual, spectral)");
-      return false;
+      throw tensorium_cli::UsageError("unknown kernel family '" + item + "' in --kernels (expected init, rhs, residual, spectral)");
     }
     if (comma == std::string::npos)
       break;
@@ -157,9 +79,10 @@ bool parseKernels(const std::string &list, unsigned &mask) {
 
 int compilerMain(int argc, char **argv) {
   using namespace tensorium_mlir::codegen;
+  using tensorium_cli::UsageError;
   enum class Action { Check, DumpAst, Summary };
   Action action = Action::Check;
-  bool actionSet = false;
+  bool actionSet = false, showVersion = false;
   std::string input, output = "-";
   bool outputSet = false;
   std::vector<std::pair<OutputKind, std::string>> emissions;
@@ -169,193 +92,196 @@ int compilerMain(int argc, char **argv) {
   unsigned fdOrder = 0; // --fd-order: overrides the program's finite-difference order
 
   auto setAction = [&](Action a, const char *flag) {
-    if (actionSet && action != a)
-      return usageError(std::string("'") + flag + "' conflicts with an earlier action flag");
-    action = a;
-    actionSet = true;
-    return 0;
+    return [&, a, flag] {
+      if (actionSet && action != a)
+        throw UsageError(std::string("'") + flag + "' conflicts with an earlier action flag");
+      action = a;
+      actionSet = true;
+    };
   };
-  auto needValue = [&](int &i, const std::string &flag, std::string &value) {
-    if (i + 1 >= argc) {
-      usageError("'" + flag + "' needs a value");
-      return false;
-    }
-    value = argv[++i];
-    return true;
+  auto emit = [&](OutputKind kind) { return [&, kind](const std::string &v) { emissions.push_back({kind, v}); }; };
+  auto onOff = [](const char *name, bool &to) {
+    return [name, &to](const std::string &v) {
+      if (v != "on" && v != "off")
+        throw UsageError("invalid value '" + v + "' for '" + name + "' (expected on or off)");
+      to = v == "on";
+    };
   };
-  // `--flag value` or `--flag=value`.
-  auto flagOrInlineValue = [&](int &i, const std::string &arg, const std::string &flag, std::string &value) {
-    if (arg == flag)
-      return needValue(i, arg, value);
-    value = arg.substr(flag.size() + 1);
-    return true;
+  auto autoOnOff = [](const char *name) {
+    return [name](const std::string &v) {
+      if (v != "auto" && v != "on" && v != "off")
+        throw UsageError("invalid value '" + v + "' for '" + name + "' (expected auto, on or off)");
+    };
   };
-
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    std::string value;
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
+  using Options = CompileOptions;
+  tensorium_cli::CommandLine cli("Tensorium_cc", "[options] <file.tn>");
+  cli.operands("input file", [&](const std::string &w) { input = w; }, 0, 1)
+      .group("actions (with none the program is checked only)")
+      .flag("--syntax-only", "parse and analyse; report diagnostics only", setAction(Action::Check, "--syntax-only"))
+      .flag("--dump-ast", "print the analysed syntax tree", setAction(Action::DumpAst, "--dump-ast"))
+      .flag("--print-summary", "print fields, parameters and the kernel families the program lowers to",
+            setAction(Action::Summary, "--print-summary"))
+      .option("--emit-mlir", "F", "write the generated MLIR module (ABI v3 attributes) to F", emit(OutputKind::MLIR))
+      .option("--emit-lowered-mlir", "F", "write the module lowered to the LLVM dialect to F",
+              emit(OutputKind::LoweredMLIR))
+      .option("--emit-llvm", "F", "write LLVM IR to F", emit(OutputKind::LLVMIR))
+      .option("--emit-obj", "F", "write an object file for the host to F", emit(OutputKind::Object))
+      .option("--emit-op-counts", "F",
+              "write the floating-point operations per function of the optimised LLVM IR\n"
+              "(per grid point in grid kernels; an FMA counts 2) to F",
+              emit(OutputKind::OpCounts))
+      .option("--emit-host-header", "F",
+              "write the C host header (prototypes, wrappers, descriptor tables) to F\n"
+              "(F may be '-' for standard output; emission flags combine)",
+              [&](const std::string &v) { hostHeaderPath = v; })
+      .option("-o", "FILE", "write --dump-ast or --print-summary output to FILE ('-': standard output)",
+              [&](const std::string &v) {
+                output = v;
+                outputSet = true;
+              })
+      .group("program")
+      .option("--param", "NAME=V", "fold parameter NAME into the constant V (repeatable)",
+              [&](const std::string &v) {
+                const size_t eq = v.find('=');
+                if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+                  throw UsageError("'--param' expects name=value, got '" + v + "'");
+                paramFolds.push_back({v.substr(0, eq), v.substr(eq + 1)});
+              })
+      .option("--fd-order", "N",
+              "compile a finite-difference program at order N (2, 4, 6 or 8) instead of the\n"
+              "order its simulation block sets",
+              [&](const std::string &v) {
+                if (v != "2" && v != "4" && v != "6" && v != "8")
+                  throw UsageError("invalid value '" + v + "' for '--fd-order' (expected 2, 4, 6 or 8)");
+                fdOrder = static_cast<unsigned>(std::stoul(v));
+              })
+      .option("--kernels", "LIST", "kernel families to emit: init,rhs,residual,spectral (default all)",
+              [&](const std::string &v) { parseKernels(v, compile.codegen.kernels); })
+      .option("--mode", "M",
+              "executable (default): grid, point and spectral kernels; symbolic: pointwise\n"
+              "tensorium_init/tensorium_rhs/tensorium_entry taking field derivatives as inputs",
+              [&](const std::string &v) {
+                if (v != "symbolic" && v != "executable")
+                  throw UsageError("'--mode' expects symbolic or executable, got '" + v + "'");
+                compile.codegen.symbolic = v == "symbolic";
+              })
+      .option("--symbol-prefix", "NAME",
+              "export every symbol, table and macro of the module under NAME_\n"
+              "(NAME_tensorium_rhs_grid_affine, NAME_tensorium_host_kernels,\n"
+              "NAME_TENSORIUM_HOST_KERNEL_COUNT) so that several modules link into one\n"
+              "program; default: the plain ABI v3 names",
+              [&](const std::string &v) {
+                if (std::string problem = tensorium_mlir::abi::symbolPrefixProblem(v); !problem.empty())
+                  throw UsageError("invalid value '" + v + "' for '--symbol-prefix': " + problem);
+                compile.symbolPrefix = v;
+              })
+      .group("code generation");
+  for (int level = 0; level <= 3; ++level)
+    cli.flag("-O" + std::to_string(level),
+             level == 2 ? "LLVM optimisation level for --emit-llvm/--emit-obj: -O0, -O1, -O2 (default), -O3" : "",
+             [&compile, level] { compile.optLevel = static_cast<unsigned>(level); });
+  cli.option("--cpu", "NAME",
+             "target CPU (default native: this machine's CPU and features; x86-64 for\n"
+             "objects that run on any x86-64 machine)",
+             [&](const std::string &v) { compile.cpu = v; })
+      .option("--vector-width", "N",
+              "grid points per SIMD step in grid kernels: 1 (scalar loops), 2, 4, 8 or 16;\n"
+              "default: the target's double-precision vector width (8 with AVX-512, 4 with\n"
+              "AVX, otherwise 1)",
+              [&](const std::string &v) {
+                if (v != "1" && v != "2" && v != "4" && v != "8" && v != "16")
+                  throw UsageError("invalid value '" + v + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
+                compile.vectorWidth = static_cast<unsigned>(std::stoul(v));
+              })
+      .option("--fp-contract", "on|off",
+              "on (default): a * b + c may become one fused multiply-add, and divisions by\n"
+              "one value may share its reciprocal; off: every operation rounds separately",
+              onOff("--fp-contract", compile.fpContract))
+      .option("--cache-blocking", "auto|off|YxZ",
+              "stencil kernels sweep x inside tiles of Y x Z points in (y, z); auto (default)\n"
+              "sizes them so that the x-planes a tile reads fit in 1 MiB; off: plain loops",
+              [&](const std::string &v) {
+                compile.cacheBlocking = v != "off";
+                compile.tileY = compile.tileZ = 0;
+                if (v == "auto" || v == "off")
+                  return;
+                const size_t x = v.find('x');
+                auto tileSize = [](const std::string &text, int64_t &out) {
+                  if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
+                    return false;
+                  out = std::stoll(text);
+                  return out >= 1 && out <= 4096;
+                };
+                if (x == std::string::npos || !tileSize(v.substr(0, x), compile.tileY) ||
+                    !tileSize(v.substr(x + 1), compile.tileZ))
+                  throw UsageError("invalid value '" + v + "' for '--cache-blocking' (expected auto, off or YxZ "
+                                   "with tile sizes from 1 to 4096, e.g. 16x32)");
+              })
+      .option("--prefetch", "on|off",
+              "on (default): stencil kernels prefetch the x-plane they reach next; large ones\n"
+              "also prefetch their outputs' next line for writing",
+              onOff("--prefetch", compile.prefetch))
+      .option("--stencil-pass", "auto|on|off",
+              "kernels large enough for a shared row function compute each chunk of a row in\n"
+              "two passes: every field component's stencil values into a scratch block, then\n"
+              "the equations from it; auto (default): with SIMD steps only",
+              [&, check = autoOnOff("--stencil-pass")](const std::string &v) {
+                check(v);
+                compile.stencilPass = v == "auto" ? Options::StencilPass::Auto
+                                      : v == "on" ? Options::StencilPass::On
+                                                  : Options::StencilPass::Off;
+              })
+      .option("--lane-shifts", "auto|on|off",
+              "in those two-pass rows with 8-wide steps, reads shifted along z are lane shifts\n"
+              "of line-aligned vectors (valignq); auto (default): on targets with AVX-512",
+              [&, check = autoOnOff("--lane-shifts")](const std::string &v) {
+                check(v);
+                compile.laneShifts = v == "auto" ? Options::LaneShifts::Auto
+                                     : v == "on" ? Options::LaneShifts::On
+                                                 : Options::LaneShifts::Off;
+              })
+      .option("--factor-mixed", "auto|on|off",
+              "in rows with lane shifts, a mixed derivative across z is the z stencil of the\n"
+              "first pass's x or y derivative (rounds differently from its own stencil);\n"
+              "auto (default): with --fp-contract=on",
+              [&, check = autoOnOff("--factor-mixed")](const std::string &v) {
+                check(v);
+                compile.factorMixed = v == "auto" ? Options::FactorMixed::Auto
+                                      : v == "on" ? Options::FactorMixed::On
+                                                  : Options::FactorMixed::Off;
+              })
+      .option("--derivative-sharing", "on|off",
+              "on (default): each derivative of each field component is one stencil per point,\n"
+              "shared, with equal weights grouped; off: every derivative is the plain stencil\n"
+              "of its whole argument (the first code generator, kept for comparisons)",
+              onOff("--derivative-sharing", compile.codegen.derivativeSharing))
+      .option("--max-kernel-ops", "N",
+              "largest kernel, in scalar operations per point after simplification, that is\n"
+              "compiled (default 150000: about a minute and under 1 GB in the LLVM back end);\n"
+              "a larger one is a located error",
+              [&](const std::string &v) {
+                if (v.size() > 10 || v.find_first_not_of("0123456789") != std::string::npos || std::stoull(v) < 1)
+                  throw UsageError("invalid value '" + v + "' for '--max-kernel-ops' (expected a positive integer)");
+                compile.codegen.maxKernelOps = static_cast<size_t>(std::stoull(v));
+              })
+      .option("--simplify", "on|off",
+              "on (default): subexpressions that compute the same value are computed once\n"
+              "(semantic value numbering); off: as scalarised",
+              onOff("--simplify", compile.codegen.simplify))
+      .flag("--version", "show the compiler and ABI version", [&] { showVersion = true; })
+      .notes("Diagnostics go to standard error as 'file:line:col: error: message'. Exit status: 0 done,\n"
+             "1 the program has errors (or the tool chain failed), 2 bad arguments or an unreadable input.");
+  try {
+    if (!cli.parse(argc, argv, std::cout))
       return 0;
-    }
-    if (arg == "--version") {
-      std::cout << "Tensorium_cc " << TENSORIUM_VERSION << " (generated kernel ABI v3)\n";
-      return 0;
-    }
-    int rc = 0;
-    if (arg == "--syntax-only")
-      rc = setAction(Action::Check, "--syntax-only");
-    else if (arg == "--dump-ast")
-      rc = setAction(Action::DumpAst, "--dump-ast");
-    else if (arg == "--print-summary")
-      rc = setAction(Action::Summary, "--print-summary");
-    else if (arg == "--emit-mlir" || arg == "--emit-lowered-mlir" || arg == "--emit-llvm" || arg == "--emit-obj" ||
-             arg == "--emit-op-counts") {
-      if (!needValue(i, arg, value))
-        return 1;
-      OutputKind kind = arg == "--emit-mlir"           ? OutputKind::MLIR
-                        : arg == "--emit-lowered-mlir" ? OutputKind::LoweredMLIR
-                        : arg == "--emit-llvm"         ? OutputKind::LLVMIR
-                        : arg == "--emit-op-counts"    ? OutputKind::OpCounts
-                                                       : OutputKind::Object;
-      emissions.push_back({kind, value});
-    } else if (arg == "--emit-host-header") {
-      if (!needValue(i, arg, value))
-        return 1;
-      hostHeaderPath = value;
-    } else if (arg == "--fd-order") {
-      if (!needValue(i, arg, value))
-        return 1;
-      if (value != "2" && value != "4" && value != "6" && value != "8")
-        return usageError("invalid value '" + value + "' for '--fd-order' (expected 2, 4, 6 or 8)");
-      fdOrder = static_cast<unsigned>(std::stoul(value));
-    } else if (arg == "--param") {
-      if (!needValue(i, arg, value))
-        return 1;
-      size_t eq = value.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == value.size())
-        return usageError("'--param' expects name=value, got '" + value + "'");
-      paramFolds.push_back({value.substr(0, eq), value.substr(eq + 1)});
-    } else if (arg == "--mode") {
-      if (!needValue(i, arg, value))
-        return 1;
-      if (value != "symbolic" && value != "executable")
-        return usageError("'--mode' expects symbolic or executable, got '" + value + "'");
-      compile.codegen.symbolic = value == "symbolic";
-    } else if (arg == "--kernels") {
-      if (!needValue(i, arg, value) || !parseKernels(value, compile.codegen.kernels))
-        return 1;
-    } else if (arg == "--symbol-prefix" || arg.rfind("--symbol-prefix=", 0) == 0) {
-      if (!flagOrInlineValue(i, arg, "--symbol-prefix", value))
-        return 1;
-      if (std::string problem = tensorium_mlir::abi::symbolPrefixProblem(value); !problem.empty())
-        return usageError("invalid value '" + value + "' for '--symbol-prefix': " + problem);
-      compile.symbolPrefix = value;
-    } else if (arg == "--cpu") {
-      if (!needValue(i, arg, value))
-        return 1;
-      compile.cpu = value;
-    } else if (arg == "--vector-width" || arg.rfind("--vector-width=", 0) == 0) {
-      if (!flagOrInlineValue(i, arg, "--vector-width", value))
-        return 1;
-      if (value != "1" && value != "2" && value != "4" && value != "8" && value != "16")
-        return usageError("invalid value '" + value + "' for '--vector-width' (expected 1, 2, 4, 8 or 16)");
-      compile.vectorWidth = static_cast<unsigned>(std::stoul(value));
-    } else if (arg == "--max-kernel-ops" || arg.rfind("--max-kernel-ops=", 0) == 0) {
-      if (!flagOrInlineValue(i, arg, "--max-kernel-ops", value))
-        return 1;
-      if (value.empty() || value.size() > 10 || value.find_first_not_of("0123456789") != std::string::npos ||
-          std::stoull(value) < 1)
-        return usageError("invalid value '" + value + "' for '--max-kernel-ops' (expected a positive integer)");
-      compile.codegen.maxKernelOps = static_cast<size_t>(std::stoull(value));
-    } else if (arg.rfind("--cache-blocking", 0) == 0) {
-      if (arg.rfind("--cache-blocking=", 0) != 0)
-        return usageError(arg == "--cache-blocking" ? "'--cache-blocking' expects =auto, =off or =YxZ"
-                                                    : "unknown option '" + arg + "'");
-      value = arg.substr(std::strlen("--cache-blocking="));
-      compile.cacheBlocking = value != "off";
-      compile.tileY = compile.tileZ = 0;
-      if (value != "auto" && value != "off") {
-        size_t x = value.find('x');
-        auto tileSize = [](const std::string &text, int64_t &out) {
-          if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos)
-            return false;
-          out = std::stoll(text);
-          return out >= 1 && out <= 4096;
-        };
-        if (x == std::string::npos || !tileSize(value.substr(0, x), compile.tileY) ||
-            !tileSize(value.substr(x + 1), compile.tileZ))
-          return usageError("invalid value '" + value + "' for '--cache-blocking' (expected auto, off or YxZ "
-                            "with tile sizes from 1 to 4096, e.g. 16x32)");
-      }
-    } else if (bool *flag = arg.rfind("--simplify", 0) == 0             ? &compile.codegen.simplify
-                            : arg.rfind("--prefetch", 0) == 0           ? &compile.prefetch
-                            : arg.rfind("--derivative-sharing", 0) == 0 ? &compile.codegen.derivativeSharing
-                                                                        : nullptr) {
-      const std::string name = arg.substr(0, arg.find('='));
-      if (name != "--simplify" && name != "--prefetch" && name != "--derivative-sharing")
-        return usageError("unknown option '" + arg + "'");
-      if (arg.find('=') == std::string::npos)
-        return usageError("'" + name + "' expects =on or =off");
-      value = arg.substr(arg.find('=') + 1);
-      if (value != "on" && value != "off")
-        return usageError("invalid value '" + value + "' for '" + name + "' (expected on or off)");
-      *flag = value == "on";
-    } else if (arg.rfind("--fp-contract", 0) == 0) {
-      if (arg == "--fp-contract") {
-        if (!needValue(i, arg, value))
-          return 1;
-      } else if (arg.rfind("--fp-contract=", 0) == 0) {
-        value = arg.substr(std::strlen("--fp-contract="));
-      } else {
-        return usageError("unknown option '" + arg + "'");
-      }
-      if (value != "on" && value != "off")
-        return usageError("invalid value '" + value + "' for '--fp-contract' (expected on or off)");
-      compile.fpContract = value == "on";
-    } else if (arg.rfind("--stencil-pass", 0) == 0 || arg.rfind("--lane-shifts", 0) == 0 ||
-               arg.rfind("--factor-mixed", 0) == 0) {
-      const std::string name = arg.rfind("--stencil-pass", 0) == 0  ? "--stencil-pass"
-                               : arg.rfind("--lane-shifts", 0) == 0 ? "--lane-shifts"
-                                                                    : "--factor-mixed";
-      if (arg.rfind(name + "=", 0) != 0)
-        return usageError(arg == name ? "'" + name + "' expects =auto, =on or =off" : "unknown option '" + arg + "'");
-      value = arg.substr(name.size() + 1);
-      if (value != "auto" && value != "on" && value != "off")
-        return usageError("invalid value '" + value + "' for '" + name + "' (expected auto, on or off)");
-      using Options = tensorium_mlir::codegen::CompileOptions;
-      if (name == "--stencil-pass")
-        compile.stencilPass = value == "auto" ? Options::StencilPass::Auto
-                              : value == "on" ? Options::StencilPass::On
-                                              : Options::StencilPass::Off;
-      else if (name == "--lane-shifts")
-        compile.laneShifts = value == "auto" ? Options::LaneShifts::Auto
-                             : value == "on" ? Options::LaneShifts::On
-                                             : Options::LaneShifts::Off;
-      else
-        compile.factorMixed = value == "auto" ? Options::FactorMixed::Auto
-                              : value == "on" ? Options::FactorMixed::On
-                                              : Options::FactorMixed::Off;
-    } else if (arg.size() == 3 && arg[0] == '-' && arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3') {
-      compile.optLevel = static_cast<unsigned>(arg[2] - '0');
-    } else if (arg == "-o") {
-      if (i + 1 >= argc)
-        return usageError("'-o' needs a file name");
-      output = argv[++i];
-      outputSet = true;
-    } else if (arg.size() > 2 && arg.rfind("-o", 0) == 0) {
-      output = arg.substr(2); // -o<file>, as compilers accept
-      outputSet = true;
-    } else if (arg.size() > 1 && arg[0] == '-') {
-      return usageError("unknown option '" + arg + "'");
-    } else {
-      if (!input.empty())
-        return usageError("more than one input file ('" + input + "' and '" + arg + "')");
-      input = arg;
-    }
-    if (rc)
-      return rc;
+  } catch (const UsageError &e) {
+    return cli.usageError(e.what(), std::cerr);
   }
+  if (showVersion) {
+    std::cout << "Tensorium_cc " << TENSORIUM_VERSION << " (generated kernel ABI v3)\n";
+    return 0;
+  }
+  auto usageError = [&cli](const std::string &message) { return cli.usageError(message, std::cerr); };
   if (input.empty()) {
     // `--emit-obj file.tn` with the output name forgotten takes the program as the output.
     for (const auto &[kind, path] : emissions)
@@ -383,7 +309,7 @@ int compilerMain(int argc, char **argv) {
 
   std::string text;
   if (!readInput(input, text))
-    return 1;
+    return tensorium_cli::kUsageExit;
   SourceManager sources(input == "-" ? "<stdin>" : input, std::move(text));
   DiagnosticEngine diags(sources, &std::cerr);
   Module module;

@@ -35,10 +35,11 @@ inline size_t editDistance(const std::string &a, const std::string &b) {
 }
 
 /// The name among `names` closest to `word`, or "" when none is close (a third of its length,
-/// at least 2 edits), so that a hint is only given where it is likely right.
+/// at least 2 edits; none for one- and two-letter words), so that a hint is only given where it
+/// is likely right.
 inline std::string nearestName(const std::string &word, const std::vector<std::string> &names) {
   std::string best;
-  size_t bestDistance = std::max<size_t>(2, word.size() / 3) + 1;
+  size_t bestDistance = word.size() <= 2 ? 0 : std::max<size_t>(2, word.size() / 3) + 1;
   for (const std::string &n : names) {
     const size_t d = editDistance(word, n);
     if (d < bestDistance)
@@ -101,6 +102,28 @@ public:
   bool parse(int argc, const char *const *argv, std::ostream &out) const {
     size_t operandCount = 0;
     bool afterSingleDash = false;
+    // The value of option `e` given as `name`: inline (after '=' or a short option's letter)
+    // or the next word.
+    auto apply = [&](const Entry &e, const std::string &name, const std::string *inlineValue, int &i) {
+      if (e.kind == Entry::Flag) {
+        if (inlineValue)
+          throw UsageError("'" + name + "' takes no value");
+        e.flagApply();
+        return;
+      }
+      std::string value;
+      if (inlineValue) {
+        value = *inlineValue;
+      } else {
+        // A following option is a forgotten value, not the value (negative numbers excepted).
+        if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+          throw UsageError("'" + name + "' needs a value (" + e.metavar + ")");
+        value = argv[++i];
+      }
+      if (value.empty())
+        throw UsageError("'" + name + "' needs a value (" + e.metavar + ")");
+      e.valueApply(value);
+    };
     for (int i = 1; i < argc; ++i) {
       const std::string word = argv[i];
       if (word == "--help" || word == "-h") {
@@ -109,6 +132,20 @@ public:
       }
       if (word.rfind("--", 0) != 0 || word == "--") {
         const bool singleDash = word.size() > 1 && word[0] == '-' && word != "--";
+        if (singleDash) {
+          // Short options of the table: -o FILE, -oFILE, -O2.
+          if (const Entry *e = find(word)) {
+            afterSingleDash = false;
+            apply(*e, word, nullptr, i);
+            continue;
+          }
+          if (const Entry *e = find(word.substr(0, 2)); e && e->kind == Entry::Value) {
+            afterSingleDash = false;
+            const std::string attached = word.substr(2);
+            apply(*e, word.substr(0, 2), &attached, i);
+            continue;
+          }
+        }
         if (passSingleDash_ && (singleDash || afterSingleDash)) {
           afterSingleDash = singleDash;
           continue;
@@ -131,24 +168,8 @@ public:
       const Entry *e = find(name);
       if (!e)
         throw UsageError(unknownOption(name));
-      if (e->kind == Entry::Flag) {
-        if (eq != std::string::npos)
-          throw UsageError("'" + name + "' takes no value");
-        e->flagApply();
-        continue;
-      }
-      std::string value;
-      if (eq != std::string::npos) {
-        value = word.substr(eq + 1);
-      } else {
-        // A following option is a forgotten value, not the value (negative numbers excepted).
-        if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
-          throw UsageError("'" + name + "' needs a value (" + e->metavar + ")");
-        value = argv[++i];
-      }
-      if (value.empty())
-        throw UsageError("'" + name + "' needs a value (" + e->metavar + ")");
-      e->valueApply(value);
+      const std::string inlineValue = eq == std::string::npos ? std::string() : word.substr(eq + 1);
+      apply(*e, name, eq == std::string::npos ? nullptr : &inlineValue, i);
     }
     if (operandApply_ && operandCount < operandMin_)
       throw UsageError(operandCount == 0 ? "no " + operandName_ + " given" : "too few " + operandName_);
@@ -163,6 +184,8 @@ public:
         text += "\n" + e.name + ":\n";
         continue;
       }
+      if (e.help.empty()) // an alias documented by a neighbouring entry
+        continue;
       std::string head = "  " + e.name + (e.metavar.empty() ? "" : " " + e.metavar);
       std::string body = e.help;
       size_t start = 0;
