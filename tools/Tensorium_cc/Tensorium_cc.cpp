@@ -19,6 +19,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace tensorium_mlir::frontend;
@@ -107,13 +108,15 @@ int compilerMain(int argc, char **argv) {
       to = v == "on";
     };
   };
-  auto autoOnOff = [](const char *name) {
-    return [name](const std::string &v) {
+  // auto|on|off into one of the options' Auto/On/Off enumerations.
+  auto autoOnOff = [](const char *name, auto &to) {
+    return [name, &to](const std::string &v) {
+      using Choice = std::remove_reference_t<decltype(to)>;
       if (v != "auto" && v != "on" && v != "off")
         throw UsageError("invalid value '" + v + "' for '" + name + "' (expected auto, on or off)");
+      to = v == "auto" ? Choice::Auto : v == "on" ? Choice::On : Choice::Off;
     };
   };
-  using Options = CompileOptions;
   tensorium_cli::CommandLine cli("Tensorium_cc", "[options] <file.tn>");
   cli.operands("input file", [&](const std::string &w) { input = w; }, 0, 1)
       .group("actions (with none the program is checked only)")
@@ -225,31 +228,16 @@ int compilerMain(int argc, char **argv) {
               "kernels large enough for a shared row function compute each chunk of a row in\n"
               "two passes: every field component's stencil values into a scratch block, then\n"
               "the equations from it; auto (default): with SIMD steps only",
-              [&, check = autoOnOff("--stencil-pass")](const std::string &v) {
-                check(v);
-                compile.stencilPass = v == "auto" ? Options::StencilPass::Auto
-                                      : v == "on" ? Options::StencilPass::On
-                                                  : Options::StencilPass::Off;
-              })
+              autoOnOff("--stencil-pass", compile.stencilPass))
       .option("--lane-shifts", "auto|on|off",
               "in those two-pass rows with 8-wide steps, reads shifted along z are lane shifts\n"
               "of line-aligned vectors (valignq); auto (default): on targets with AVX-512",
-              [&, check = autoOnOff("--lane-shifts")](const std::string &v) {
-                check(v);
-                compile.laneShifts = v == "auto" ? Options::LaneShifts::Auto
-                                     : v == "on" ? Options::LaneShifts::On
-                                                 : Options::LaneShifts::Off;
-              })
+              autoOnOff("--lane-shifts", compile.laneShifts))
       .option("--factor-mixed", "auto|on|off",
               "in rows with lane shifts, a mixed derivative across z is the z stencil of the\n"
               "first pass's x or y derivative (rounds differently from its own stencil);\n"
               "auto (default): with --fp-contract=on",
-              [&, check = autoOnOff("--factor-mixed")](const std::string &v) {
-                check(v);
-                compile.factorMixed = v == "auto" ? Options::FactorMixed::Auto
-                                      : v == "on" ? Options::FactorMixed::On
-                                                  : Options::FactorMixed::Off;
-              })
+              autoOnOff("--factor-mixed", compile.factorMixed))
       .option("--derivative-sharing", "on|off",
               "on (default): each derivative of each field component is one stencil per point,\n"
               "shared, with equal weights grouped; off: every derivative is the plain stencil\n"
