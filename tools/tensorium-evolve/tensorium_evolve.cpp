@@ -14,6 +14,7 @@
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
+#include "tensorium_mlir/Support/InputFile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -181,6 +182,10 @@ bool parse(int argc, char **argv, Options &o) {
     requireWritableOutput("--checkpoint", o.run.checkpoint);
   if (!o.run.monitorFile.empty())
     requireWritableOutput("--monitor-file", o.run.monitorFile);
+  // A missing or unreadable checkpoint is a usage mistake, found before any work.
+  if (!o.restart.empty())
+    if (const std::string problem = support::inputFileProblem(o.restart, ~std::uint64_t(0)); !problem.empty())
+      throw UsageError("restart file '" + o.restart + "' cannot be read: " + problem);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
   return true;
