@@ -48,6 +48,12 @@ inline std::string nearestName(const std::string &word, const std::vector<std::s
   return best;
 }
 
+/// "unknown KIND 'word'" with the nearest of `names` as a hint.
+inline std::string unknownName(const std::string &kind, const std::string &word, const std::vector<std::string> &names) {
+  const std::string near = nearestName(word, names);
+  return "unknown " + kind + " '" + word + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+}
+
 /// A byte count for people: 512 B, 3.2 KiB, 1.5 GiB.
 inline std::string humanBytes(double bytes) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -245,10 +251,9 @@ private:
     names.push_back("--help");
     // A single-dash spelling of a long option (-grid) is the likeliest mistake of all.
     const std::string candidate = name.size() > 2 && name[0] == '-' && name[1] != '-' ? "-" + name : name;
-    const std::string near = std::find(names.begin(), names.end(), candidate) != names.end()
-                                 ? candidate
-                                 : nearestName(candidate, names);
-    return "unknown option '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?");
+    if (std::find(names.begin(), names.end(), candidate) != names.end())
+      return "unknown option '" + name + "'; did you mean '" + candidate + "'?";
+    return unknownName("option", name, names);
   }
 
   std::string tool_, synopsis_, notes_;

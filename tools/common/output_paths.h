@@ -32,6 +32,19 @@ inline void requireWritableOutput(const std::string &option, const std::string &
     throw UsageError(option + " '" + path + "': folder '" + folder + "' is not writable");
 }
 
+/// A report's output files (each may be empty: not asked for) must be writable before any work;
+/// --plot implies a CSV beside it, named into `csv` when none was given.
+inline void requireWritableReportOutputs(std::string &csv, const std::string &plot, const std::string &junit) {
+  if (!plot.empty())
+    requireWritableOutput("--plot", plot);
+  if (!plot.empty() && csv.empty())
+    csv = plot + ".csv";
+  if (!csv.empty())
+    requireWritableOutput("--csv", csv);
+  if (!junit.empty())
+    requireWritableOutput("--junit", junit);
+}
+
 /// A temporary name next to `path` that keeps its extension (plotting picks the format by it).
 inline std::string partialName(const std::string &path) {
   const std::string folder = parentFolder(path), name = path.substr(path.find_last_of('/') + 1);

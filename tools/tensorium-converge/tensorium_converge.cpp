@@ -177,18 +177,9 @@ int main(int argc, char **argv) {
                                       "suites; a study file sets them itself (override with --set)");
     if (!studyFile && !p.overrides.empty())
       throw tensorium_cli::UsageError("--set applies to study files");
-    if (!studyFile && std::find(kSuites.begin(), kSuites.end(), p.target) == kSuites.end()) {
-      const std::string near = tensorium_cli::nearestName(p.target, kSuites);
-      throw tensorium_cli::UsageError("unknown suite '" + p.target + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
-    }
-    if (!p.plot.empty())
-      tensorium_cli::requireWritableOutput("--plot", p.plot);
-    if (!p.plot.empty() && p.csv.empty())
-      p.csv = p.plot + ".csv";
-    if (!p.csv.empty())
-      tensorium_cli::requireWritableOutput("--csv", p.csv);
-    if (!p.junit.empty())
-      tensorium_cli::requireWritableOutput("--junit", p.junit);
+    if (!studyFile && std::find(kSuites.begin(), kSuites.end(), p.target) == kSuites.end())
+      throw tensorium_cli::UsageError(tensorium_cli::unknownName("suite", p.target, kSuites));
+    tensorium_cli::requireWritableReportOutputs(p.csv, p.plot, p.junit);
   } catch (const std::invalid_argument &e) {
     return cli.usageError(e.what(), std::cerr);
   }

@@ -35,19 +35,6 @@ struct Options : verification::CaseOptions {
   bool json = false;
 };
 
-/// Output files must be writable before any work; --plot implies a CSV beside it.
-void checkOutputs(Options &o) {
-  if (!o.plot.empty())
-    tensorium_cli::requireWritableOutput("--plot", o.plot);
-  if (!o.plot.empty() && o.csv.empty())
-    o.csv = o.plot + ".csv";
-  if (!o.csv.empty())
-    tensorium_cli::requireWritableOutput("--csv", o.csv);
-  if (!o.junit.empty())
-    tensorium_cli::requireWritableOutput("--junit", o.junit);
-}
-
-
 struct Parsed {
   Options options;
   std::string target; // a case name or a study file
@@ -224,10 +211,8 @@ int run(int argc, char **argv) {
                                       "sets them itself (override with --set)");
     if (!studyFile && p.studyOptionGiven)
       throw tensorium_cli::UsageError("--set and --full apply to study files");
-    if (!studyFile && !verification::isBuiltinCase(name)) {
-      const std::string near = tensorium_cli::nearestName(name, verification::builtinCases());
-      throw tensorium_cli::UsageError("unknown case '" + name + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
-    }
+    if (!studyFile && !verification::isBuiltinCase(name))
+      throw tensorium_cli::UsageError(tensorium_cli::unknownName("case", name, verification::builtinCases()));
     if (!studyFile) {
       const bool evolution = name == "kasner-evolution" || name == "flat-evolution";
       if (!evolution && !o.resolutions.empty() && o.resolutions.size() < 3)
@@ -238,7 +223,7 @@ int run(int argc, char **argv) {
         if (o.resolutions[i] <= o.resolutions[i - 1])
           throw tensorium_cli::UsageError("resolutions must increase");
     }
-    checkOutputs(o);
+    tensorium_cli::requireWritableReportOutputs(o.csv, o.plot, o.junit);
   } catch (const std::invalid_argument &e) { // usage errors, and unwritable outputs
     return cli.usageError(e.what(), std::cerr);
   }
