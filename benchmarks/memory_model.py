@@ -72,10 +72,10 @@ print(f"{'tool':26} {'arguments':60} {'estimate MB':>12} {'peak MB':>9} {'ratio'
 for name, command in cases:
     if name == "tensorium-evolve":
         out, peak, status = peak_of(command)
-        estimate = float(re.search(r"estimated peak memory: (\d+)", out).group(1))
+        estimate = float(re.search(r"estimated peak memory: (?:[^(\n]*\()?(\d+) bytes", out).group(1))
     else:
         out, _, _ = peak_of(command + ["--memory-estimate"])
-        estimate = float(re.search(r"estimated peak memory: (\d+)", out).group(1))
+        estimate = float(re.search(r"estimated peak memory: (?:[^(\n]*\()?(\d+) bytes", out).group(1))
         _, peak, status = peak_of(command)
     ratio = peak / estimate
     ok = abs(ratio - 1) <= 0.25 and status in (0, 1)

@@ -122,7 +122,7 @@ void printRunHeader(const DistributedEvolution &e, const MonitoredRunSettings &s
   const double extent = -spec.lower[0] + spec.spacing[0] / 2;
   // Process, engine and constraint storage (29 values per ghosted point) of rank 0.
   const double memory = 25e6 + e.memoryEstimate() + 8.0 * 29 * static_cast<double>(e.grid().ghosted().points());
-  std::printf("estimated peak memory: %.0f bytes (rank 0)\n", memory);
+  std::printf("estimated peak memory: %.1f MiB (%.0f bytes, rank 0)\n", memory / (1024.0 * 1024.0), memory);
   std::printf("grid %ld^3 on [-%g, %g]^3, h = %.5f, dt = %.5f, %ld steps to t = %g; %d rank(s) as %dx%dx%d, ghost %d, "
               "%s, %d values per point\n",
               static_cast<long>(spec.points[0]), extent, extent, spec.spacing[0], dt, lastStep, s.finalTime,

@@ -331,7 +331,7 @@ int main(int argc, char **argv) {
                             (lattice ? 1.25 * elliptic::latticeValueBytes(*lattice, static_cast<size_t>(unknownCount)) : 0.0) +
                             (pointsFile.empty() ? 0.0 : pointListBytes(countLines(pointsFile), unknownCount));
     if (memoryEstimateOnly) {
-      std::printf("estimated peak memory: %.0f bytes\n", estimate);
+      std::printf("estimated peak memory: %s (%.0f bytes)\n", tensorium_cli::humanBytes(estimate).c_str(), estimate);
       return 0;
     }
     runtime::requireMemory("solving problem '" + std::string(problem.block_name) + "' at " + std::to_string(n[0]) + "x" +
