@@ -174,9 +174,9 @@ def mutate_program(text, rng):
 
 # ------------------------------------------------------------------------------ evolve arguments
 EVOLVE_OPTIONS = {
-    "--grid": ["8", "12", "16", "0", "-4", "3", "100000", "1e3", "x"],
+    "--resolution": ["8", "12", "16", "0", "-4", "3", "100000", "1e3", "x"],
     "--extent": ["4", "0", "-1", "1e308", "nan", "1e-300"],
-    "--npoints": ["8,8,4", "4,4,1", "3,3,3", "1000000,4,4", "8,8", "a,b,c", "-1e300,4,4"],
+    "--initial-data-resolution": ["8,8,4", "4,4,1", "3,3,3", "1000000,4,4", "8,8", "a,b,c", "-1e300,4,4"],
     "--final-time": ["0", "0.05", "0.1", "-1", "1e308", "inf", "1e-300"],
     "--cfl": ["0.25", "0", "2", "nan", "1e-300"],
     "--excision": ["0", "0.5", "-1", "1e308"],
@@ -193,9 +193,9 @@ EVOLVE_OPTIONS = {
     "--checkpoint-every": ["1", "0", "-1"],
     "--checkpoint": ["ck.h5", "/dev/null", "missing/ck.h5", "ck.txt", "loop"],
     "--restart": ["missing.h5", "/dev/zero", "loop", "junk.h5", "folder"],
-    "--output": ["out.h5", "out.txt", "missing/out.h5"],
-    "--output-every": ["1", "0"],
-    "--monitor-file": ["m.csv", "missing/m.csv", "folder"],
+    "--h5": ["out.h5", "out.txt", "missing/out.h5"],
+    "--h5-every": ["1", "0"],
+    "--csv": ["m.csv", "missing/m.csv", "folder"],
     "--initial-data": ["two-punctures", "loop", "/dev/zero"],
     "--fixture": ["loop", "/dev/zero", "folder", "missing.tn"],
     "--module": ["loop", "/dev/zero", "missing.so"],
@@ -204,7 +204,7 @@ EVOLVE_OPTIONS = {
 
 
 def evolve_arguments(rng):
-    words = ["--grid", rng.choice(["14", "16"]), "--npoints", "8,8,4", "--final-time", "0.05"]
+    words = ["--resolution", rng.choice(["14", "16"]), "--initial-data-resolution", "8,8,4", "--final-time", "0.05"]
     for _ in range(rng.randint(1, 4)):
         option = rng.choice(list(EVOLVE_OPTIONS))
         words += [option, rng.choice(EVOLVE_OPTIONS[option])]

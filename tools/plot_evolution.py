@@ -1,4 +1,4 @@
-"""Constraint norms and puncture tracks of a tensorium-evolve run from its --monitor-file CSV:
+"""Constraint norms and puncture tracks of a tensorium-evolve run from its --csv CSV:
 L2 and max of H and |M| against time (log axis), and the tracked puncture x positions against
 time and their coordinate separation. Usage: plot_evolution.py CSV PNG [TITLE]"""
 import csv

@@ -85,8 +85,8 @@ case "$mode" in
     mkdir -p "$build/demo"
     cd "$build/demo"
     mpiexec --oversubscribe -n 2 "$build/bin/tensorium-evolve" --b 1.5 --m1 0.5 --m2 0.5 --p1 -0.1,0,0 --p2 0.1,0,0 \
-      --grid 64 --extent 8 --final-time 10 --monitor-every 8 --monitor-file evolution.csv \
-      --output evolution.h5 --output-every 80 --checkpoint checkpoint.h5 --checkpoint-every 80
+      --resolution 64 --extent 8 --final-time 10 --monitor-every 8 --csv evolution.csv \
+      --h5 evolution.h5 --h5-every 80 --checkpoint checkpoint.h5 --checkpoint-every 80
     /usr/bin/python3 "$root/tools/plot_evolution.py" evolution.csv evolution.png \
       "boosted head-on: b = 1.5, m = 0.5, P = (-+0.1, 0, 0); 64^3 on [-8, 8]^3, 2 ranks"
     echo "wrote $build/demo/evolution.png, evolution.h5 (+ evolution.xmf for ParaView/VisIt), checkpoint.h5"

@@ -12,7 +12,7 @@ mkdir -p "$work" && cd "$work" && rm -rf ./*.h5 ./*.partial ./*.log tiny
 
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-base=(--grid 17 --extent 4 --npoints 12,12,6 --p1 -0.1,0,0 --p2 0.1,0,0 --monitor-every 4)
+base=(--resolution 17 --extent 4 --initial-data-resolution 12,12,6 --p1 -0.1,0,0 --p2 0.1,0,0 --monitor-every 4)
 
 # expect STATUS PATTERN CMD...: exit status STATUS (1 or 2, so no signal) and PATTERN once on stderr.
 expect() {
@@ -39,11 +39,11 @@ if "${full[@]}" true; then
     --checkpoint-every 1
   expect 1 "writing a checkpoint failed" "${full[@]}" timeout 60 "$mpiexec" --oversubscribe -n 2 "$evolve" "${base[@]}" \
     --final-time 0.3 --checkpoint tiny/ck.h5 --checkpoint-every 1
-  expect 1 "writing a snapshot failed" "${full[@]}" "$evolve" "${base[@]}" --final-time 0.3 --output tiny/snap.h5 --output-every 1
+  expect 1 "writing a snapshot failed" "${full[@]}" "$evolve" "${base[@]}" --final-time 0.3 --h5 tiny/snap.h5 --h5-every 1
   # The monitor table, on a file system filled before the run.
   expect 1 "writing the monitor table tiny/m.csv.partial failed" unshare -m sh -c \
     'mount -t tmpfs -o size=200k tmpfs tiny && head -c 204800 /dev/zero > tiny/fill 2>/dev/null; exec "$@"' full \
-    "$evolve" "${base[@]}" --final-time 0.3 --monitor-file tiny/m.csv
+    "$evolve" "${base[@]}" --final-time 0.3 --csv tiny/m.csv
 else
   fail "cannot mount a private tmpfs (unshare -m needs root): the full-disk cases did not run"
 fi
@@ -53,8 +53,8 @@ expect 2 "takes more than" "$evolve" "${base[@]}" --final-time 1e308
 expect 2 "excision must be non-negative" "$evolve" "${base[@]}" --excision -1
 expect 2 "unknown option '--bogus'" "$evolve" "${base[@]}" --bogus
 # Constraint norms of an empty region are refused, not printed as zeros.
-expect 2 "the constraint-norm region holds no grid point" "$evolve" "${base[@]}" --grid 12
-expect 2 "the constraint-norm region holds no grid point (--norm-box 0.1" "$evolve" "${base[@]}" --grid 16 --norm-box 0.1
+expect 2 "the constraint-norm region holds no grid point" "$evolve" "${base[@]}" --resolution 12
+expect 2 "the constraint-norm region holds no grid point (--norm-box 0.1" "$evolve" "${base[@]}" --resolution 16 --norm-box 0.1
 expect 2 "norm-box must be positive" "$evolve" "${base[@]}" --norm-box -1
 timeout 60 "$evolve" "${base[@]}" --final-time 0.125 --norm-box 1.5 > normbox.log 2>&1 || fail "a run with --norm-box"
 grep -q "constraint norms over |x|, |y|, |z| <= 1.5" normbox.log || fail "the norm region is not recorded in the output"

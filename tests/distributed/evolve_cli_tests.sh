@@ -12,7 +12,7 @@ mkdir -p "$work" && cd "$work" && rm -f ./*.h5 ./*.xmf ./*.partial ./*.log
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 mpi() { timeout 120 "$mpiexec" --oversubscribe -n "$@"; }
-base=(--grid 20 --extent 4 --npoints 12,12,6 --p1 -0.1,0,0 --p2 0.1,0,0 --monitor-every 2)
+base=(--resolution 20 --extent 4 --initial-data-resolution 12,12,6 --p1 -0.1,0,0 --p2 0.1,0,0 --monitor-every 2)
 ck=(--checkpoint-every 100)
 
 echo "=== 8 steps straight (1 process) and on 4 ranks"
@@ -32,7 +32,7 @@ echo "resumed:  $last_resumed"
 grep -q 'restarted from half.h5 at t = 0.4' resumed.log || fail "restart not reported"
 
 echo "=== snapshots and their XDMF index"
-mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --output snap.h5 --output-every 1 --monitor-file monitor.csv > snap.log ||
+mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --h5 snap.h5 --h5-every 1 --csv monitor.csv > snap.log ||
   fail "snapshot run"
 "$compare" snap.h5 /snapshot_00000002/state | grep -q 'dims 20 20 20 30' || fail "snapshot shape"
 [ "$(grep -c '<Grid Name="step' snap.xmf)" = 3 ] || fail "XDMF lists 3 snapshots"
@@ -43,7 +43,7 @@ echo "=== a fixture compiled at run time, exact initial data from a fixture's in
 # Brill-Lindquist with m1 = 1 at the origin and m2 = 0: Schwarzschild's isotropic slice, whose
 # slice kernel gives K_ij (= 0) with the metric.
 exact=(--fixture "$fixtures/gr/bssn_evolution_3d.tn" --initial-data "$fixtures/gr/brill_lindquist_3d.tn"
-       --initial-params 1,0,0,0,0,0,0,0 --track 0,0,0 --excision 1 --grid 20 --extent 5 --final-time 0.5 --monitor-every 2)
+       --initial-params 1,0,0,0,0,0,0,0 --track 0,0,0 --excision 1 --resolution 20 --extent 5 --final-time 0.5 --monitor-every 2)
 timeout 300 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact1.h5 > exact1.log || fail "exact data, 1 process"
 mpi 2 "$evolve" "${exact[@]}" "${ck[@]}" --checkpoint exact2.h5 > exact2.log || fail "exact data, 2 ranks"
 "$compare" exact1.h5 /checkpoint/state exact2.h5 /checkpoint/state || fail "exact data: 2 ranks differ from 1"
@@ -53,7 +53,7 @@ expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr
   local pattern=$1
   shift
   rm -f out.h5 out.xmf
-  "$@" --output out.h5 > err.out 2> err.log
+  "$@" --h5 out.h5 > err.out 2> err.log
   local status=$?
   if [ $status -eq 0 ] || [ $status -eq 124 ]; then fail "exit $status for: $*"; fi
   [ "$(grep -c "$pattern" err.log)" = 1 ] || { cat err.log; fail "expected one '$pattern' message for: $*"; }
@@ -61,11 +61,11 @@ expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr
 }
 echo "=== bad input"
 expect_error "smaller than the stencil radius 3" mpi 2 "$evolve" "${base[@]}" --ghost 2
-expect_error "is smaller than a stencil" mpi 2 "$evolve" --grid 5 --npoints 12,12,6
-expect_error "cannot split" mpi 3 "$evolve" --grid 8 --npoints 12,12,6
-expect_error "index range" "$evolve" --grid 420 --npoints 12,12,6
+expect_error "is smaller than a stencil" mpi 2 "$evolve" --resolution 5 --initial-data-resolution 12,12,6
+expect_error "cannot split" mpi 3 "$evolve" --resolution 8 --initial-data-resolution 12,12,6
+expect_error "index range" "$evolve" --resolution 420 --initial-data-resolution 12,12,6
 expect_error "cannot be read" mpi 2 "$evolve" "${base[@]}" --restart missing.h5
-expect_error "written by a different run" mpi 2 "$evolve" "${base[@]}" --grid 22 --restart half.h5
+expect_error "written by a different run" mpi 2 "$evolve" "${base[@]}" --resolution 22 --restart half.h5
 echo "not a checkpoint" > bogus.h5
 expect_error "restart file 'bogus.h5'" mpi 2 "$evolve" "${base[@]}" --restart bogus.h5
 expect_error "not an rhs grid kernel\|no tensorium_rhs_grid_parallel\|unknown kernel symbol" \
@@ -76,19 +76,25 @@ expect_error "split_3p1 must map Kij" mpi 2 "$evolve" "${exact[@]}" --initial-da
 expect_error "takes 8 parameters" mpi 2 "$evolve" "${exact[@]}" --initial-params 1,2
 expect_error "cannot load kernel module" mpi 2 "$evolve" "${base[@]}" --module /nonexistent.so
 expect_error "expects a finite number" "$evolve" --b nan
-expect_error "unexpected argument '.*bssn_evolution_3d.tn'" "$evolve" "$fixtures/gr/bssn_evolution_3d.tn" --grid 12
-expect_error "unexpected argument 'stray'" "$evolve" --b -1 stray --grid 12
+expect_error "unexpected argument '.*bssn_evolution_3d.tn'" "$evolve" "$fixtures/gr/bssn_evolution_3d.tn" --resolution 12
+expect_error "unexpected argument 'stray'" "$evolve" --b -1 stray --resolution 12
 # PETSc's own options (single dash) and their values pass through.
-timeout 300 "$evolve" --grid 14 --npoints 12,12,6 --final-time 0.05 -options_left no > petsc_options.log 2>&1 ||
+timeout 300 "$evolve" --resolution 14 --initial-data-resolution 12,12,6 --final-time 0.05 -options_left no > petsc_options.log 2>&1 ||
   { cat petsc_options.log; fail "a PETSc option and its value were refused"; }
-expect_error "npoints expects an integer" "$evolve" --npoints -1e300,4,4
+# Old option names still work, each with one warning naming the new one (from rank 0 only).
+mpi 2 "$evolve" --grid 12 --npoints 8,8,4 --output old.h5 --output-every 2 --monitor-file old.csv --bogus > old.out 2> old.log
+grep -q "unknown option '--bogus'" old.log || { cat old.log; fail "old option names were refused"; }
+for pair in "--grid:--resolution" "--npoints:--initial-data-resolution" "--output:--h5" "--output-every:--h5-every" "--monitor-file:--csv"; do
+  [ "$(grep -c "warning: '${pair%%:*}' is now '${pair#*:}'" old.log)" = 1 ] || { cat old.log; fail "no warning for ${pair%%:*}"; }
+done
+expect_error "initial-data-resolution expects an integer" "$evolve" --initial-data-resolution -1e300,4,4
 expect_error "without empty items" "$evolve" "${exact[@]}" --initial-params 1,
-expect_error "two-puncture solve at --npoints 1000,1000,1000 needs an estimated" \
-  env TENSORIUM_MEMORY_LIMIT=1G "$evolve" --grid 20 --npoints 1000,1000,1000
+expect_error "two-puncture solve at --initial-data-resolution 1000,1000,1000 needs an estimated" \
+  env TENSORIUM_MEMORY_LIMIT=1G "$evolve" --resolution 20 --initial-data-resolution 1000,1000,1000
 # A run that fails after its outputs were opened: the snapshot file and the monitor table stay
 # under their .partial names, never looking complete.
 rm -f monitor.csv
-expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300,0,0,0,0,0,0,0 --monitor-file monitor.csv
+expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300,0,0,0,0,0,0,0 --csv monitor.csv
 [ ! -e monitor.csv ] && [ ! -e out.xmf ] || fail "a failed run left a complete-looking monitor table or index"
 
 echo "failures: $failures"

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <iostream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -85,6 +86,12 @@ public:
     entries_.push_back({Entry::Flag, std::move(name), "", std::move(help), {}, std::move(apply)});
     return *this;
   }
+  /// An old name of `current` (declared before or after it): still accepted, with a warning on
+  /// standard error naming the new one, and listed at the end of the help.
+  CommandLine &renamed(std::string oldName, std::string current) {
+    entries_.push_back({Entry::Renamed, std::move(oldName), std::move(current), "", {}, {}});
+    return *this;
+  }
   /// Words that are not options (input files, a study name), between `min` and `max` of them.
   CommandLine &operands(std::string metavar, std::function<void(const std::string &)> apply, size_t min, size_t max) {
     operandName_ = std::move(metavar), operandApply_ = std::move(apply), operandMin_ = min, operandMax_ = max;
@@ -98,6 +105,12 @@ public:
   /// Single-dash words, and a plain word after one, belong to another parser (PETSc's).
   CommandLine &passSingleDashOptions() {
     passSingleDash_ = true;
+    return *this;
+  }
+
+  /// Warnings (old option names) off, as on every MPI rank but the first.
+  CommandLine &quietWarnings(bool quiet = true) {
+    quietWarnings_ = quiet;
     return *this;
   }
 
@@ -130,6 +143,14 @@ public:
         throw UsageError("'" + name + "' needs a value (" + e.metavar + ")");
       e.valueApply(value);
     };
+    // A renamed option stands for its current one, with a warning that names it.
+    auto resolve = [&](const Entry *e, const std::string &typed) -> const Entry * {
+      if (!e || e->kind != Entry::Renamed)
+        return e;
+      if (!quietWarnings_)
+        std::cerr << tool_ << ": warning: '" << typed << "' is now '" << e->metavar << "' (the old name still works)\n";
+      return find(e->metavar);
+    };
     for (int i = 1; i < argc; ++i) {
       const std::string word = argv[i];
       if (word == "--help" || word == "-h") {
@@ -140,7 +161,7 @@ public:
         const bool singleDash = word.size() > 1 && word[0] == '-' && word != "--";
         if (singleDash) {
           // Short options of the table: -o FILE, -oFILE, -O2.
-          if (const Entry *e = find(word)) {
+          if (const Entry *e = resolve(find(word), word)) {
             afterSingleDash = false;
             apply(*e, word, nullptr, i);
             continue;
@@ -171,7 +192,7 @@ public:
       afterSingleDash = false;
       const size_t eq = word.find('=');
       const std::string name = word.substr(0, eq);
-      const Entry *e = find(name);
+      const Entry *e = resolve(find(name), name);
       if (!e)
         throw UsageError(unknownOption(name));
       const std::string inlineValue = eq == std::string::npos ? std::string() : word.substr(eq + 1);
@@ -210,6 +231,12 @@ public:
       } while (start != std::string::npos);
     }
     text += "  --help" + std::string(kHelpColumn - 8, ' ') + "show this help\n";
+    std::string oldNames;
+    for (const Entry &e : entries_)
+      if (e.kind == Entry::Renamed)
+        oldNames += (oldNames.empty() ? "" : ", ") + e.name + " (now " + e.metavar + ")";
+    if (!oldNames.empty())
+      text += "\nOld names, still accepted with a warning: " + oldNames + ".\n";
     if (!notes_.empty())
       text += "\n" + notes_ + (notes_.back() == '\n' ? "" : "\n");
     return text;
@@ -225,7 +252,7 @@ public:
   std::vector<std::string> optionNames() const {
     std::vector<std::string> names;
     for (const Entry &e : entries_)
-      if (e.kind != Entry::Group)
+      if (e.kind != Entry::Group && e.kind != Entry::Renamed)
         names.push_back(e.name);
     return names;
   }
@@ -233,7 +260,7 @@ public:
 private:
   static constexpr size_t kHelpColumn = 26;
   struct Entry {
-    enum Kind { Group, Value, Flag } kind;
+    enum Kind { Group, Value, Flag, Renamed } kind;
     std::string name, metavar, help;
     std::function<void(const std::string &)> valueApply;
     std::function<void()> flagApply;
@@ -262,6 +289,7 @@ private:
   std::function<void(const std::string &)> operandApply_;
   size_t operandMin_ = 0, operandMax_ = 0;
   bool passSingleDash_ = false;
+  bool quietWarnings_ = false;
 };
 
 } // namespace tensorium_cli

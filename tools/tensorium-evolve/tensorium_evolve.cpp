@@ -63,12 +63,12 @@ CommandLine commandLine(Options &o) {
       .option("--p2", "x,y,z", "momentum of puncture 2 (default 0)", vector(o.punctures.P2, "--p2"))
       .option("--s1", "x,y,z", "spin of puncture 1 (default 0)", vector(o.punctures.S1, "--s1"))
       .option("--s2", "x,y,z", "spin of puncture 2 (default 0)", vector(o.punctures.S2, "--s2"))
-      .option("--npoints", "nA,nB,nphi", "spectral points of the solve (default 24,24,12)",
+      .option("--initial-data-resolution", "nA,nB,nphi", "spectral points of the solve (default 24,24,12)",
               [&o](const std::string &v) {
                 // The range only keeps products in double range; the memory estimate decides what runs.
-                const std::vector<long> n = parseIntegers("--npoints", v, 1, 1000000, 3, 3);
+                const std::vector<long> n = parseIntegers("--initial-data-resolution", v, 1, 1000000, 3, 3);
                 if (n[0] < 4 || n[1] < 4)
-                  throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+                  throw UsageError("--initial-data-resolution needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
                 o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]);
                 o.solver.nPhi = static_cast<int>(n[2]);
               })
@@ -103,8 +103,8 @@ CommandLine commandLine(Options &o) {
               [&o](const std::string &v) { o.fixture = v; })
       .option("--constraints-module", "FILE.so", "ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)",
               [&o](const std::string &v) { o.constraintsModule = v; })
-      .option("--grid", "N", "points per side, cell-centred (default 48)",
-              [&o](const std::string &v) { o.grid = parseInteger("--grid", v, 1, 100000); })
+      .option("--resolution", "N", "grid points per side, cell-centred (default 48)",
+              [&o](const std::string &v) { o.grid = parseInteger("--resolution", v, 1, 100000); })
       .option("--extent", "L", "the cube [-L, L]^3 (default 6); h = 2 L / N", number(o.extent, "--extent"))
       .option("--ghost", "W", "ghost width (default: the kernel's stencil radius)",
               [&o](const std::string &v) { o.ghost = static_cast<int>(parseInteger("--ghost", v, 1, 64)); })
@@ -130,15 +130,20 @@ CommandLine commandLine(Options &o) {
       .group("output")
       .option("--monitor-every", "K", "progress line every K steps (default 1)",
               [&o](const std::string &v) { o.run.monitorEvery = parseInteger("--monitor-every", v, 1, 1L << 40); })
-      .option("--monitor-file", "FILE.csv", "the progress lines as CSV", [&o](const std::string &v) { o.run.monitorFile = v; })
-      .option("--output", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
+      .option("--csv", "FILE.csv", "the progress lines as CSV", [&o](const std::string &v) { o.run.monitorFile = v; })
+      .option("--h5", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
               [&o](const std::string &v) { o.run.output = v; })
-      .option("--output-every", "K", "a snapshot every K steps (default 10)",
-              [&o](const std::string &v) { o.run.outputEvery = parseInteger("--output-every", v, 1, 1L << 40); })
+      .option("--h5-every", "K", "a snapshot every K steps (default 10)",
+              [&o](const std::string &v) { o.run.outputEvery = parseInteger("--h5-every", v, 1, 1L << 40); })
       .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", [&o](const std::string &v) { o.run.checkpoint = v; })
       .option("--checkpoint-every", "K", "a checkpoint every K steps",
               [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); })
       .option("--restart", "FILE.h5", "continue from a checkpoint", [&o](const std::string &v) { o.restart = v; })
+      .renamed("--grid", "--resolution")
+      .renamed("--npoints", "--initial-data-resolution")
+      .renamed("--output", "--h5")
+      .renamed("--output-every", "--h5-every")
+      .renamed("--monitor-file", "--csv")
       .notes("Units: G = c = 1; b is the half-separation (punctures at (+-b, 0, 0)), m1, m2 bare masses; with\n"
              "m1 + m2 = 1 lengths and times are in units of that mass; h = 2 L / N (docs/conventions.md).\n"
              "Exit status: 0 done, 1 failure (message from rank 0), 2 bad arguments or not enough memory.");
@@ -146,11 +151,11 @@ CommandLine commandLine(Options &o) {
 }
 
 /// Parses and checks the options; false when --help was asked for (printed).
-bool parse(int argc, char **argv, Options &o) {
+bool parse(int argc, char **argv, Options &o, int rank) {
   o.punctures.b = 1.5;
   o.solver.nA = o.solver.nB = 24;
   o.solver.nPhi = 12;
-  if (!commandLine(o).parse(argc, argv, std::cout))
+  if (!commandLine(o).quietWarnings(rank != 0).parse(argc, argv, std::cout))
     return false;
   if (!(o.extent > 0))
     throw UsageError("--extent must be positive");
@@ -163,7 +168,7 @@ bool parse(int argc, char **argv, Options &o) {
   if (!o.run.output.empty() && !o.run.outputEvery)
     o.run.outputEvery = 10;
   if (o.run.outputEvery && o.run.output.empty())
-    throw UsageError("--output-every needs --output FILE.h5");
+    throw UsageError("--h5-every needs --h5 FILE.h5");
   if (!o.run.checkpoint.empty() && !o.run.checkpointEvery)
     throw UsageError("--checkpoint needs --checkpoint-every K");
   if (o.run.checkpointEvery && o.run.checkpoint.empty())
@@ -177,11 +182,11 @@ bool parse(int argc, char **argv, Options &o) {
   o.run.excision = o.excision ? *o.excision : o.initialData.empty() ? std::max(o.punctures.m1, o.punctures.m2) : 0.5;
   // Outputs are checked before any work; they are created only after every input was checked.
   if (!o.run.output.empty())
-    requireWritableOutput("--output", o.run.output);
+    requireWritableOutput("--h5", o.run.output);
   if (!o.run.checkpoint.empty())
     requireWritableOutput("--checkpoint", o.run.checkpoint);
   if (!o.run.monitorFile.empty())
-    requireWritableOutput("--monitor-file", o.run.monitorFile);
+    requireWritableOutput("--csv", o.run.monitorFile);
   // A missing or unreadable checkpoint is a usage mistake, found before any work.
   if (!o.restart.empty())
     if (const std::string problem = support::inputFileProblem(o.restart, ~std::uint64_t(0)); !problem.empty())
@@ -193,7 +198,7 @@ bool parse(int argc, char **argv, Options &o) {
 
 int run(int argc, char **argv, int rank) {
   Options o;
-  if (!parse(argc, argv, o))
+  if (!parse(argc, argv, o, rank))
     return 0;
   MPI_Comm comm = PETSC_COMM_WORLD;
   if (o.initialData.empty() && o.restart.empty()) {
@@ -203,7 +208,7 @@ int run(int argc, char **argv, int rank) {
     double available = rank == 0 ? runtime::availableMemoryBytes() : 0.0;
     MPI_Bcast(&available, 1, MPI_DOUBLE, 0, comm);
     if (estimate > available)
-      throw runtime::InsufficientMemory("a two-puncture solve at --npoints " + std::to_string(o.solver.nA) + "," +
+      throw runtime::InsufficientMemory("a two-puncture solve at --initial-data-resolution " + std::to_string(o.solver.nA) + "," +
                                             std::to_string(o.solver.nB) + "," + std::to_string(o.solver.nPhi),
                                         estimate, available);
   }

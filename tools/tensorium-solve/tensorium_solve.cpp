@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
       .option("--save-module", "LIB.so", "keep the module compiled from FILE.tn, for later runs with --module",
               [&](const std::string &v) { saveModule = v; })
       .group("output")
-      .option("--output", "FILE.csv",
+      .option("--csv", "FILE.csv",
               "the collocation solution as CSV (x, y, z, one column per unknown) with a JSON\n"
               "sidecar FILE.csv.json (parameters, resolution, residual, diagnostics)",
               [&](const std::string &v) { output = v; })
@@ -200,6 +200,7 @@ int main(int argc, char **argv) {
               "with the stored values (or evaluate at --points)",
               [&](const std::string &v) { checkFile = v; })
       .flag("--quiet", "no progress per Newton and Krylov iteration on standard error", [&] { quiet = true; })
+      .renamed("--output", "--csv")
       .notes("A program's 'exact u = expr [tolerance = expr]' declarations are compared with the solution at\n"
              "the collocation points and at 256 points between them: max and rms error per unknown are\n"
              "printed; at the declared resolution an error above a declared tolerance fails the run.\n"
@@ -233,8 +234,8 @@ int main(int argc, char **argv) {
       requireWritableOutput("--h5", h5);
     }
     if (!output.empty()) {
-      requireWritableOutput("--output", output);
-      requireWritableOutput("--output", output + ".json");
+      requireWritableOutput("--csv", output);
+      requireWritableOutput("--csv", output + ".json");
     }
   } catch (const std::invalid_argument &e) { // usage errors, and unwritable outputs
     return cli.usageError(e.what(), std::cerr);

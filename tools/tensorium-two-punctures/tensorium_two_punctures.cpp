@@ -65,12 +65,12 @@ int main(int argc, char **argv) {
                 targetsGiven = true;
               })
       .group("solver")
-      .option("--npoints", "nA,nB,nphi", "spectral collocation points (default 24,24,12; nA, nB >= 4)",
+      .option("--resolution", "nA,nB,nphi", "spectral collocation points (default 24,24,12; nA, nB >= 4)",
               [&](const std::string &v) {
                 // The range only keeps products in double range; memory decides what runs.
-                const std::vector<long> n = parseIntegers("--npoints", v, 1, 1000000, 3, 3);
+                const std::vector<long> n = parseIntegers("--resolution", v, 1, 1000000, 3, 3);
                 if (n[0] < 4 || n[1] < 4)
-                  throw UsageError("--npoints needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
+                  throw UsageError("--resolution needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
                 options.nA = static_cast<int>(n[0]), options.nB = static_cast<int>(n[1]);
                 options.nPhi = static_cast<int>(n[2]);
               })
@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
       .flag("--quiet", "no progress on standard error", [&] { quiet = true; })
       .flag("--memory-estimate", "print the estimated peak memory of the solve and exit",
             [&] { memoryEstimateOnly = true; })
+      .renamed("--npoints", "--resolution")
       .notes("Units: G = c = 1 (docs/conventions.md); b is the half-separation, m1, m2 the bare masses.\n"
              "Progress goes to standard error, results to standard output.\n"
              "Exit status: 0 solved, 1 solver failure, 2 bad arguments or not enough memory.");
@@ -117,7 +118,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   try {
-    runtime::requireMemory("a solve at --npoints " + std::to_string(options.nA) + "," + std::to_string(options.nB) + "," +
+    runtime::requireMemory("a solve at --resolution " + std::to_string(options.nA) + "," + std::to_string(options.nB) + "," +
                                std::to_string(options.nPhi),
                            estimate);
   } catch (const runtime::InsufficientMemory &e) {

@@ -20,6 +20,7 @@ CommandLine table(Parsed &p) {
   cli.group("grid")
       .option("--grid", "N", "points per side", [&](const std::string &v) { p.grid = parseNumber("--grid", v); })
       .flag("--quiet", "no progress", [&] { p.quiet = true; })
+      .renamed("--npoints", "--grid")
       .operands("input files", [&](const std::string &f) { p.files.push_back(f); }, 1, 2)
       .notes("Exit status: 0 done, 2 bad arguments.");
   return cli;
@@ -86,4 +87,24 @@ TEST(CommandLine, SizesForPeople) {
   EXPECT_EQ(humanBytes(1536), "1.5 KiB");
   EXPECT_EQ(humanBytes(16012000000.0), "14.9 GiB");
   EXPECT_EQ(nearestName("--resolution", {"--resolutions", "--grid"}), "--resolutions");
+}
+
+TEST(CommandLine, OldNamesWorkWithAWarningAndStayOutOfTheOptionList) {
+  for (std::vector<const char *> args : {std::vector<const char *>{"tool", "--npoints", "7", "a.tn"},
+                                         std::vector<const char *>{"tool", "--npoints=7", "a.tn"}}) {
+    Parsed p;
+    std::ostringstream out;
+    testing::internal::CaptureStderr();
+    EXPECT_TRUE(table(p).parse(static_cast<int>(args.size()), args.data(), out));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "tool: warning: '--npoints' is now '--grid' (the old name still works)\n");
+    EXPECT_EQ(p.grid, 7);
+  }
+  Parsed p;
+  const std::string help = table(p).help();
+  EXPECT_EQ(help.find("  --npoints"), std::string::npos);
+  EXPECT_NE(help.find("Old names, still accepted with a warning: --npoints (now --grid)."), std::string::npos);
+  const auto names = table(p).optionNames();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "--npoints"), names.end());
+  EXPECT_EQ(parseError({"a", "--npoints"}), "'--npoints' needs a value (N)");
 }
