@@ -49,11 +49,51 @@ std::string preAsymptoticHint(const std::vector<double> &orders, double expected
   const double previous = finite[finite.size() - 2], last = finite.back();
   if (std::abs(last - previous) <= tolerance)
     return "";
+  // Orders moving away from the expected one and below 1: the error stops shrinking with h,
+  // which coarse grids do not explain.
+  if (last < previous && last < 1.0 && std::abs(last - expected) > std::abs(previous - expected)) {
+    std::snprintf(text, sizeof text,
+                  "hint: the observed order falls toward 0 (%.2f, then %.2f): the error stops shrinking as h does, as "
+                  "an error independent of resolution (a wrong term or coefficient, a boundary) or a round-off floor "
+                  "does; finer grids will not fix it",
+                  previous, last);
+    return text;
+  }
+  // Orders moving away from the expected one on one side of it, and far from it: no hint either
+  // way (orders jumping across it are the coarse-grid case).
+  if (std::abs(last - expected) > 1.0 && std::abs(last - expected) > std::abs(previous - expected) &&
+      (last - expected) * (previous - expected) > 0)
+    return "";
   std::snprintf(text, sizeof text,
                 "hint: the observed order still changes from pair to pair (%.2f, then %.2f): the coarser grids are "
                 "probably not yet in the asymptotic regime; add a finer resolution before suspecting the code",
                 previous, last);
   return text;
+}
+
+std::string selfConvergenceHint(const std::vector<std::pair<std::string, double>> &failing, double expected) {
+  std::string missing, near;
+  bool allNear = !failing.empty();
+  for (const auto &[name, order] : failing) {
+    if (!std::isfinite(order))
+      missing += (missing.empty() ? "" : ", ") + name;
+    else if (std::abs(order - expected) <= 1.0)
+      near += (near.empty() ? "" : ", ") + name;
+    else
+      allNear = false;
+  }
+  if (!missing.empty())
+    return "hint: no order for " + missing +
+           ": the difference between the two finer grids is not smaller than between the two coarser ones, so "
+           "the run does not converge there (look for growth in the finest run's constraint norms)";
+  if (allNear) {
+    char order[32];
+    std::snprintf(order, sizeof order, "%g", expected);
+    return "hint: the orders of " + near + " lie within 1 of " + order +
+           ": three grids give one order, and grids this coarse near the punctures are often not yet asymptotic; "
+           "rerun with finer grid.resolutions before suspecting the code";
+  }
+  return "";
 }
 
 SelfConvergence selfConvergence(double coarseMedium, double mediumFine, double hc, double hm, double hf) {

@@ -3,6 +3,7 @@
 // and, when no exact solution exists, Richardson self-convergence from three resolutions.
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tensorium_mlir::verification {
@@ -32,9 +33,19 @@ private:
 /// pairs (NaN where none exists) still change by more than `tolerance` from one pair to the
 /// next, or there is only one pair and its order lies within 1 of `expected`, so the grids are
 /// probably not yet in the asymptotic regime.
+/// Orders falling below 1 and away from `expected` get the opposite hint: the error does not
+/// shrink with h, which finer grids will not fix.
 /// Returns a one-line "hint: ..." to print after the failed verdict, or "" when the orders
-/// have settled (away from `expected`: then the failure is more likely a real error).
+/// have settled, or move away from `expected` while still above 1 (then the failure is more
+/// likely a real error).
 std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance = 0.3);
+
+/// The hint after a failed self-convergence verdict of three grids, which give one order per
+/// quantity (`failing`: name and order, NaN where the differences give none). A missing order
+/// means the differences do not fall: the run is not converging there. Finite orders all within
+/// 1 of `expected` are the usual sign of grids too coarse for the asymptotic regime. Orders
+/// further off get no hint: a real error is likelier. Returns "hint: ..." or "".
+std::string selfConvergenceHint(const std::vector<std::pair<std::string, double>> &failing, double expected);
 
 /// Self-convergence from three solutions at spacings hc > hm > hf, with no exact solution: with
 /// u_h = u + C h^p, the differences satisfy |u_c - u_m| / |u_m - u_f| = (hc^p - hm^p) /

@@ -63,6 +63,27 @@ TEST(Convergence, PreAsymptoticHintOnlyWhereTheOrdersHaveNotSettled) {
   EXPECT_EQ(preAsymptoticHint({nan, 3.95, 4.02}, 4), "");
   EXPECT_EQ(preAsymptoticHint({nan, 2.01, 1.99}, 4), "");
   EXPECT_EQ(preAsymptoticHint({nan, nan}, 4), "");
+  // Orders falling to 0 (a wrong coefficient's constant error): never "add a finer grid".
+  const std::string falling = preAsymptoticHint({1.77, 0.50}, 4);
+  EXPECT_NE(falling.find("falls toward 0 (1.77, then 0.50)"), std::string::npos) << falling;
+  EXPECT_EQ(falling.find("finer resolution"), std::string::npos);
+  // Moving away from the expected order while far from it: no hint.
+  EXPECT_EQ(preAsymptoticHint({3.0, 1.5}, 6), "");
+  // Approaching it from below: the classic pre-asymptotic case.
+  EXPECT_NE(preAsymptoticHint({2.1, 3.2}, 4).find("not yet in the asymptotic regime"), std::string::npos);
+}
+
+TEST(Convergence, SelfConvergenceHintNamesMissingAndNearOrders) {
+  const double nan = std::nan("");
+  // No order: the differences grew, the run does not converge there.
+  const std::string diverging = selfConvergenceHint({{"chi", 3.2}, {"alpha", nan}}, 4);
+  EXPECT_EQ(diverging.rfind("hint: no order for alpha:", 0), 0u) << diverging;
+  // Every failing order near the expected one: grids too coarse, say so and name them.
+  const std::string coarse = selfConvergenceHint({{"chi", 3.2}, {"K", 4.6}}, 4);
+  EXPECT_EQ(coarse.rfind("hint: the orders of chi, K lie within 1 of 4:", 0), 0u) << coarse;
+  // An order far off (a clean 2 against 4) is likelier a real error: no hint.
+  EXPECT_EQ(selfConvergenceHint({{"chi", 3.2}, {"K", 2.0}}, 4), "");
+  EXPECT_EQ(selfConvergenceHint({}, 4), "");
 }
 
 TEST(Convergence, SelfConvergenceRecoversTheOrderAtAnyRefinementRatios) {
