@@ -4,7 +4,9 @@ resident memory at three sizes: each tool prints its estimate (--memory-estimate
 "estimated peak memory" line of tensorium-evolve), then runs for real, and the peak RSS of that
 process (wait4) must be within 25 % of the estimate.
 
-  python3 benchmarks/memory_model.py BUILD_DIR
+  python3 benchmarks/memory_model.py BUILD_DIR [--markdown]
+
+--markdown prints the table as docs/memory.md shows it, dated, with the commit and the CPU.
 """
 import os
 import re
@@ -14,6 +16,7 @@ import sys
 import tempfile
 
 build = sys.argv[1]
+markdown = "--markdown" in sys.argv[2:]
 tool = lambda name: os.path.join(build, "bin", name)
 env = dict(os.environ, OMP_NUM_THREADS="1")
 fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "elliptic")
@@ -68,6 +71,7 @@ def peak_of(command):
 
 
 failed = False
+rows = []
 print(f"{'tool':26} {'arguments':60} {'estimate MB':>12} {'peak MB':>9} {'ratio':>6}")
 for name, command in cases:
     if name == "tensorium-evolve":
@@ -81,8 +85,21 @@ for name, command in cases:
     ok = abs(ratio - 1) <= 0.25 and status in (0, 1)
     failed = failed or not ok
     arguments = " ".join(os.path.basename(a)[3:-6] if a.startswith(scratch) else a
-                         for a in command[1:] if a not in momentum + ["--quiet", "--module"])[:60]
+                         for a in command[1:] if a not in momentum + ["--quiet", "--module"])
+    rows.append(f"| {name} | {arguments} | {estimate / 1e6:.1f} | {peak / 1e6:.1f} | {ratio:.2f} |")
+    arguments = arguments[:60]
     print(f"{name:26} {arguments:60} {estimate / 1e6:12.1f} {peak / 1e6:9.1f} {ratio:6.2f} {'' if ok else 'FAIL'}")
 shutil.rmtree(scratch, ignore_errors=True)
+if markdown:
+    import datetime
+    import platform
+    here = os.path.dirname(os.path.abspath(__file__))
+    commit = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+               platform.processor() or "unknown CPU")
+    print("\n| tool | arguments | estimate MB | peak MB | ratio |\n|---|---|---|---|---|")
+    print("\n".join(rows))
+    print(f"\nMeasured {datetime.date.today()} at commit {commit} on {os.cpu_count()} cores of {cpu}.")
 print("FAIL" if failed else "PASS: every peak within 25 % of its estimate")
 sys.exit(1 if failed else 0)
