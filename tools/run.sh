@@ -9,6 +9,28 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TENSORIUM_BUILD_DIR:-$root/build}
 mode=${1:-main}
 
+# One letter changed, added or dropped, or two neighbours swapped: the likely intended word.
+# Plain bash, so that a mistyped mode is answered at once.
+one_edit_apart() {
+  local a=$1 b=$2 i
+  if [ "${#a}" -eq "${#b}" ]; then
+    for ((i = 0; i < ${#a}; i++)); do
+      if [ "${a:i:1}" != "${b:i:1}" ]; then
+        [ "${a:i+1}" = "${b:i+1}" ] && return 0                                         # changed
+        [ "${a:i:1}${a:i+1:1}" = "${b:i+1:1}${b:i:1}" ] && [ "${a:i+2}" = "${b:i+2}" ] # swapped
+        return
+      fi
+    done
+    return 1 # equal
+  fi
+  [ "${#a}" -lt "${#b}" ] && { local t=$a; a=$b; b=$t; }
+  [ $((${#a} - ${#b})) -eq 1 ] || return 1
+  for ((i = 0; i < ${#a}; i++)); do
+    [ "${a:0:i}${a:i+1}" = "$b" ] && return 0 # added or dropped
+  done
+  return 1
+}
+
 # The argument is checked before anything is installed or built.
 usage="usage: tools/run.sh [main|test|demo]  (main: build and run the default job; test: build and run every test; demo: a two-rank head-on evolution with plots)"
 case "$mode" in
@@ -20,9 +42,7 @@ case "$mode" in
   *)
     hint=""
     for known in main test demo; do
-      # One letter changed, added, dropped or two swapped: the likely intended mode.
-      if [ "${#mode}" -ge 3 ] && [ "${#mode}" -le 5 ] &&
-        python3 -c 'import sys; from difflib import SequenceMatcher as S; sys.exit(0 if S(None, sys.argv[1], sys.argv[2]).ratio() >= 0.75 else 1)' "$mode" "$known" 2>/dev/null; then
+      if one_edit_apart "$mode" "$known"; then
         hint=" (did you mean '$known'?)"
       fi
     done

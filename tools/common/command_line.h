@@ -134,8 +134,9 @@ public:
       if (inlineValue) {
         value = *inlineValue;
       } else {
-        // A following option is a forgotten value, not the value (negative numbers excepted).
-        if (i + 1 >= argc || (argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
+        // A following option (long, or a short one of this table such as -o) is a forgotten
+        // value, not the value; negative numbers are values.
+        if (i + 1 >= argc || isOptionWord(argv[i + 1]))
           throw UsageError("'" + name + "' needs a value (" + e.metavar + ")");
         value = argv[++i];
       }
@@ -265,6 +266,12 @@ private:
     std::function<void(const std::string &)> valueApply;
     std::function<void()> flagApply;
   };
+
+  bool isOptionWord(const std::string &word) const {
+    if (word.rfind("--", 0) == 0)
+      return true;
+    return word.size() > 1 && word[0] == '-' && (find(word) || find(word.substr(0, 2)));
+  }
 
   const Entry *find(const std::string &name) const {
     for (const Entry &e : entries_)

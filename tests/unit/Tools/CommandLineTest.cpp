@@ -20,6 +20,7 @@ CommandLine table(Parsed &p) {
   cli.group("grid")
       .option("--grid", "N", "points per side", [&](const std::string &v) { p.grid = parseNumber("--grid", v); })
       .flag("--quiet", "no progress", [&] { p.quiet = true; })
+      .option("-o", "FILE", "output file", [&](const std::string &) {})
       .renamed("--npoints", "--grid")
       .operands("input files", [&](const std::string &f) { p.files.push_back(f); }, 1, 2)
       .notes("Exit status: 0 done, 2 bad arguments.");
@@ -57,6 +58,9 @@ TEST(CommandLine, EveryMistakeIsOneNamedMessage) {
   EXPECT_EQ(parseError({"--zzzzzz", "a"}), "unknown option '--zzzzzz'");
   EXPECT_EQ(parseError({"a", "--grid"}), "'--grid' needs a value (N)");
   EXPECT_EQ(parseError({"--grid", "--quiet", "a"}), "'--grid' needs a value (N)");
+  EXPECT_EQ(parseError({"--grid", "-o", "x", "a"}), "'--grid' needs a value (N)");
+  EXPECT_EQ(parseError({"--grid", "-oout", "a"}), "'--grid' needs a value (N)");
+  EXPECT_EQ(parseError({"--grid", "-3", "a"}), "");
   EXPECT_EQ(parseError({"--grid=", "a"}), "'--grid' needs a value (N)");
   EXPECT_EQ(parseError({"--quiet=yes", "a"}), "'--quiet' takes no value");
   EXPECT_EQ(parseError({"--grid", "x", "a"}), "--grid expects a finite number, got 'x'");
