@@ -5,10 +5,13 @@
 # program on the handoff library whose numbers must equal, digit for digit, those of the
 # installed tensorium-two-punctures. Then two modules without prefixes (or with one prefix)
 # linked into one program must fail to build, naming the PREFIX option.
-# Usage: run_downstream_test.sh BUILD SOURCE
+# The installed evolution engine evolves the wave module on two MPI ranks against the exact
+# standing wave, and refuses a wrong wave speed.
+# Usage: run_downstream_test.sh BUILD SOURCE MPIEXEC
 set -euo pipefail
 build=$1
 source=$2
+mpiexec=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 step() {
@@ -32,6 +35,13 @@ step "$work/build.log" cmake --build "$work/build"
 # decay module gives -c2 phi = -2 (3 * 0.6^2) at the same point.
 grep -q '^wave dPi at centre = 12\.0000000000' "$work/two_modules.txt" || { echo "two_modules: wrong wave dPi"; exit 1; }
 grep -q '^decay dPi at centre = -2\.1600000000' "$work/two_modules.txt" || { echo "two_modules: wrong decay dPi"; exit 1; }
+timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/evolve_wave" | tee "$work/evolve.txt"
+grep -q '^evolved wave on 2 ranks: max |phi - exact| at t = 0.125 = ' "$work/evolve.txt" ||
+  { echo "evolve_wave: no result line"; exit 1; }
+if timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/evolve_wave" 1.21 > "$work/evolve_twin.txt" 2>&1; then
+  echo "evolve_wave accepted a wave speed 10 % too high:"; cat "$work/evolve_twin.txt"; exit 1
+fi
+echo "evolve_wave with c2 = 1.21 rejected: $(grep -o 'max .*' "$work/evolve_twin.txt")"
 "$work/build/handoff_probe" > "$work/probe_c.txt"
 "$work/moved/bin/tensorium-two-punctures" --p1 0,0.2,0 --p2 0,-0.2,0 --probe 0.3,0.2,0.1 --quiet > "$work/probe_tool.txt"
 mass=$(sed -n 's/^ADM mass: //p' "$work/probe_tool.txt")
