@@ -35,7 +35,9 @@ step "$work/build.log" cmake --build "$work/build"
 # decay module gives -c2 phi = -2 (3 * 0.6^2) at the same point.
 grep -q '^wave dPi at centre = 12\.0000000000' "$work/two_modules.txt" || { echo "two_modules: wrong wave dPi"; exit 1; }
 grep -q '^decay dPi at centre = -2\.1600000000' "$work/two_modules.txt" || { echo "two_modules: wrong decay dPi"; exit 1; }
-timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/evolve_wave" | tee "$work/evolve.txt"
+timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/evolve_wave" 1 "$work/wave.h5" | tee "$work/evolve.txt"
+[ "$(grep -c '<Grid Name="step ' "$work/wave.xmf")" = 5 ] && [ -s "$work/wave.h5" ] ||
+  { echo "evolve_wave: expected wave.h5 and an XDMF index of 5 snapshots"; ls -l "$work"; exit 1; }
 grep -q '^evolved wave on 2 ranks: max |phi - exact| at t = 0.125 = ' "$work/evolve.txt" ||
   { echo "evolve_wave: no result line"; exit 1; }
 if timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/evolve_wave" 1.21 > "$work/evolve_twin.txt" 2>&1; then
