@@ -62,10 +62,12 @@ int run(double c2, const char *output) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < n; ++i) {
         const double exact = std::sin(2 * kPi * i * h) * std::cos(2 * kPi * T);
-        error = std::fmax(error, std::abs(state[((k * n + j) * n + i) * dof + offset] - exact));
+        const double d = std::abs(state[((k * n + j) * n + i) * dof + offset] - exact);
+        if (!(d <= error)) // a NaN counts as the largest error
+          error = d;
       }
   std::printf("evolved wave on %d ranks: max |phi - exact| at t = %g = %.3e\n", e.grid().size(), T, error);
-  return error <= 1e-3 ? 0 : 1;
+  return error <= 1e-3 ? 0 : 1; // false for NaN
 }
 } // namespace
 

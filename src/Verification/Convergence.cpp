@@ -53,10 +53,10 @@ std::string preAsymptoticHint(const std::vector<double> &orders, double expected
   // which coarse grids do not explain.
   if (last < previous && last < 1.0 && std::abs(last - expected) > std::abs(previous - expected)) {
     std::snprintf(text, sizeof text,
-                  "hint: the observed order falls toward 0 (%.2f, then %.2f): the error stops shrinking as h does, as "
-                  "an error independent of resolution (a wrong term or coefficient, a boundary) or a round-off floor "
-                  "does; finer grids will not fix it",
-                  previous, last);
+                  "hint: the observed order falls to %.2f (from %.2f): the error no longer shrinks as h does (or "
+                  "grows), as an error independent of resolution (a wrong term or coefficient, a boundary) or a "
+                  "round-off floor does; finer grids will not fix it",
+                  last, previous);
     return text;
   }
   // Orders moving away from the expected one on one side of it, and far from it: no hint either
@@ -71,16 +71,19 @@ std::string preAsymptoticHint(const std::vector<double> &orders, double expected
   return text;
 }
 
-std::string selfConvergenceHint(const std::vector<std::pair<std::string, double>> &failing, double expected) {
+std::string selfConvergenceHint(const std::vector<SelfConvergenceFailure> &failing, double expected) {
   std::string missing, near;
   bool allNear = !failing.empty();
-  for (const auto &[name, order] : failing) {
-    if (!std::isfinite(order))
-      missing += (missing.empty() ? "" : ", ") + name;
-    else if (std::abs(order - expected) <= 1.0)
-      near += (near.empty() ? "" : ", ") + name;
-    else
+  for (const SelfConvergenceFailure &f : failing) {
+    if (!std::isfinite(f.order)) {
       allNear = false;
+      if (!(f.fineDifference < f.coarseDifference)) // NaN differences count as not falling
+        missing += (missing.empty() ? "" : ", ") + f.name;
+    } else if (std::abs(f.order - expected) <= 1.0) {
+      near += (near.empty() ? "" : ", ") + f.name;
+    } else {
+      allNear = false;
+    }
   }
   if (!missing.empty())
     return "hint: no order for " + missing +

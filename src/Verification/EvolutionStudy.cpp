@@ -167,7 +167,7 @@ void runEvolutionStudy(const EvolutionStudy &study, Report &report) {
                   "|u1 - u2|", "|u2 - u3|", "order");
     report.text << line;
     std::string failing, exact;
-    std::vector<std::pair<std::string, double>> failingOrders;
+    std::vector<SelfConvergenceFailure> failingOrders;
     for (size_t f = 0; f < kFieldCount; ++f) {
       const double d12 = l2Difference(runs[0].samples[ti][f], runs[1].samples[ti][f], probes.size());
       const double d23 = l2Difference(runs[1].samples[ti][f], runs[2].samples[ti][f], probes.size());
@@ -181,7 +181,7 @@ void runEvolutionStudy(const EvolutionStudy &study, Report &report) {
         exact += (exact.empty() ? "" : ", ") + std::string(kFields[f]);
       else if (!(std::abs(p - expected) <= study.tolerance)) {
         failing += (failing.empty() ? "" : ", ") + std::string(kFields[f]) + " p = " + orderText(p, 0);
-        failingOrders.emplace_back(kFields[f], p);
+        failingOrders.push_back({kFields[f], p, d12, d23});
       }
     }
     std::snprintf(line, sizeof line, "within %.2f of order %d", study.tolerance, expected);
@@ -204,10 +204,16 @@ void runEvolutionStudy(const EvolutionStudy &study, Report &report) {
                   orderText(pH, 0).c_str(), orderText(pM, 0).c_str(), study.tolerance, expected);
     const bool okH = std::abs(pH - expected) <= study.tolerance, okM = std::abs(pM - expected) <= study.tolerance;
     report.verdict("constraints converge at t = " + std::to_string(T).substr(0, 6), okH && okM, line, seconds);
-    // Both pairs' orders: an order still moving between them points at coarse grids.
-    std::string hint = okH ? "" : preAsymptoticHint({observedOrder(H1, H2, runs[0].h, runs[1].h), pH}, expected, study.tolerance);
-    if (hint.empty() && !okM)
-      hint = preAsymptoticHint({observedOrder(M1, M2, runs[0].h, runs[1].h), pM}, expected, study.tolerance);
+    // Both pairs' orders: an order still moving between them points at coarse grids (only where
+    // both pairs have one: three grids are not "one pair only").
+    auto pairHint = [&](bool ok, double coarsePair, double finePair) -> std::string {
+      if (ok || !std::isfinite(coarsePair) || !std::isfinite(finePair))
+        return "";
+      return preAsymptoticHint({coarsePair, finePair}, expected, study.tolerance);
+    };
+    std::string hint = pairHint(okH, observedOrder(H1, H2, runs[0].h, runs[1].h), pH);
+    if (hint.empty())
+      hint = pairHint(okM, observedOrder(M1, M2, runs[0].h, runs[1].h), pM);
     if (!hint.empty())
       report.text << hint << "\n";
   }

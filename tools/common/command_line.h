@@ -270,7 +270,14 @@ private:
   bool isOptionWord(const std::string &word) const {
     if (word.rfind("--", 0) == 0)
       return true;
-    return word.size() > 1 && word[0] == '-' && (find(word) || find(word.substr(0, 2)));
+    if (word == "-h")
+      return true;
+    if (word.size() < 2 || word[0] != '-')
+      return false;
+    if (find(word))
+      return true;
+    const Entry *attached = find(word.substr(0, 2)); // -oFILE: a short option with its value
+    return attached && attached->kind == Entry::Value;
   }
 
   const Entry *find(const std::string &name) const {

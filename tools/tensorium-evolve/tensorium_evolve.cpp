@@ -63,7 +63,8 @@ CommandLine commandLine(Options &o) {
       .option("--p2", "x,y,z", "momentum of puncture 2 (default 0)", vector(o.punctures.P2, "--p2"))
       .option("--s1", "x,y,z", "spin of puncture 1 (default 0)", vector(o.punctures.S1, "--s1"))
       .option("--s2", "x,y,z", "spin of puncture 2 (default 0)", vector(o.punctures.S2, "--s2"))
-      .option("--initial-data-resolution", "nA,nB,nphi", "spectral points of the solve (default 24,24,12)",
+      .option("--initial-data-resolution", "nA,nB,nphi",
+              "spectral points of the solve (default 24,24,12; tensorium-two-punctures' --resolution)",
               [&o](const std::string &v) {
                 // The range only keeps products in double range; the memory estimate decides what runs.
                 const std::vector<long> n = parseIntegers("--initial-data-resolution", v, 1, 1000000, 3, 3);

@@ -40,12 +40,19 @@ private:
 /// likely a real error).
 std::string preAsymptoticHint(const std::vector<double> &orders, double expected, double tolerance = 0.3);
 
+/// A quantity that failed a self-convergence verdict of three grids: its order (NaN where none
+/// was found) and its differences between the coarse pair and the fine pair.
+struct SelfConvergenceFailure {
+  std::string name;
+  double order, coarseDifference, fineDifference;
+};
+
 /// The hint after a failed self-convergence verdict of three grids, which give one order per
-/// quantity (`failing`: name and order, NaN where the differences give none). A missing order
-/// means the differences do not fall: the run is not converging there. Finite orders all within
-/// 1 of `expected` are the usual sign of grids too coarse for the asymptotic regime. Orders
-/// further off get no hint: a real error is likelier. Returns "hint: ..." or "".
-std::string selfConvergenceHint(const std::vector<std::pair<std::string, double>> &failing, double expected);
+/// quantity. No order with a fine difference at least the coarse one: the run does not converge
+/// there. Finite orders all within 1 of `expected`: the usual sign of grids too coarse for the
+/// asymptotic regime. Anything else (orders far off, no order although the differences fall)
+/// gets no hint: a real error is likelier. Returns "hint: ..." or "".
+std::string selfConvergenceHint(const std::vector<SelfConvergenceFailure> &failing, double expected);
 
 /// Self-convergence from three solutions at spacings hc > hm > hf, with no exact solution: with
 /// u_h = u + C h^p, the differences satisfy |u_c - u_m| / |u_m - u_f| = (hc^p - hm^p) /

@@ -65,7 +65,7 @@ TEST(Convergence, PreAsymptoticHintOnlyWhereTheOrdersHaveNotSettled) {
   EXPECT_EQ(preAsymptoticHint({nan, nan}, 4), "");
   // Orders falling to 0 (a wrong coefficient's constant error): never "add a finer grid".
   const std::string falling = preAsymptoticHint({1.77, 0.50}, 4);
-  EXPECT_NE(falling.find("falls toward 0 (1.77, then 0.50)"), std::string::npos) << falling;
+  EXPECT_NE(falling.find("falls to 0.50 (from 1.77)"), std::string::npos) << falling;
   EXPECT_EQ(falling.find("finer resolution"), std::string::npos);
   // Moving away from the expected order while far from it: no hint.
   EXPECT_EQ(preAsymptoticHint({3.0, 1.5}, 6), "");
@@ -76,13 +76,15 @@ TEST(Convergence, PreAsymptoticHintOnlyWhereTheOrdersHaveNotSettled) {
 TEST(Convergence, SelfConvergenceHintNamesMissingAndNearOrders) {
   const double nan = std::nan("");
   // No order: the differences grew, the run does not converge there.
-  const std::string diverging = selfConvergenceHint({{"chi", 3.2}, {"alpha", nan}}, 4);
+  const std::string diverging = selfConvergenceHint({{"chi", 3.2, 1e-3, 2e-4}, {"alpha", nan, 1e-3, 2e-3}}, 4);
   EXPECT_EQ(diverging.rfind("hint: no order for alpha:", 0), 0u) << diverging;
+  // No order although the differences fall (an order beyond the search range): no diagnosis.
+  EXPECT_EQ(selfConvergenceHint({{"alpha", nan, 1e-3, 1e-12}}, 4), "");
   // Every failing order near the expected one: grids too coarse, say so and name them.
-  const std::string coarse = selfConvergenceHint({{"chi", 3.2}, {"K", 4.6}}, 4);
+  const std::string coarse = selfConvergenceHint({{"chi", 3.2, 1e-3, 3e-4}, {"K", 4.6, 1e-3, 2e-4}}, 4);
   EXPECT_EQ(coarse.rfind("hint: the orders of chi, K lie within 1 of 4:", 0), 0u) << coarse;
   // An order far off (a clean 2 against 4) is likelier a real error: no hint.
-  EXPECT_EQ(selfConvergenceHint({{"chi", 3.2}, {"K", 2.0}}, 4), "");
+  EXPECT_EQ(selfConvergenceHint({{"chi", 3.2, 1e-3, 3e-4}, {"K", 2.0, 1e-3, 4e-4}}, 4), "");
   EXPECT_EQ(selfConvergenceHint({}, 4), "");
 }
 
