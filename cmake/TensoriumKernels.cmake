@@ -102,6 +102,11 @@ function(tensorium_add_kernel NAME)
       "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count);\n"
       "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count) {\n"
       "  *count = ${P}TENSORIUM_SPECTRAL_PROBLEM_COUNT;\n  return ${p}tensorium_spectral_problems;\n}\n"
+      "#endif\n"
+      "#ifdef ${P}TENSORIUM_EVOLUTION_BOUNDARY_COUNT\n"
+      "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count);\n"
+      "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count) {\n"
+      "  *count = ${P}TENSORIUM_EVOLUTION_BOUNDARY_COUNT;\n  return ${p}tensorium_evolution_boundaries;\n}\n"
       "#endif\n")
     configure_file("${exports}.in" "${exports}" COPYONLY)
     add_library(${NAME} MODULE "${object}" "${exports}")

@@ -38,6 +38,24 @@ void loadTensoriumDialects(mlir::MLIRContext &context) {
     context.getOrLoadDialect(name);
 }
 
+/// The boundary conditions of evolved fields; null when no evolution block declares one, so that
+/// modules without them keep exactly their attributes.
+static mlir::ArrayAttr evolutionBoundaryAttributes(mlir::OpBuilder &builder, const frontend::Module &source) {
+  llvm::SmallVector<mlir::Attribute> out;
+  for (const frontend::ComputeBlock &block : source.blocks)
+    for (const frontend::EvolutionBoundary &bc : block.evolutionBoundaries) {
+      using Kind = frontend::EvolutionBoundaryKind;
+      const char *kind = bc.kind == Kind::Periodic ? "periodic" : bc.kind == Kind::Exact ? "exact" : "radiative";
+      out.push_back(builder.getDictionaryAttr({
+          builder.getNamedAttr("field", builder.getStringAttr(bc.field)),
+          builder.getNamedAttr("kind", builder.getStringAttr(kind)),
+          builder.getNamedAttr("speed", builder.getF64FloatAttr(bc.speed)),
+          builder.getNamedAttr("value", builder.getF64FloatAttr(bc.value)),
+      }));
+    }
+  return out.empty() ? mlir::ArrayAttr() : builder.getArrayAttr(out);
+}
+
 /// The declared elliptic problems of spectral constraints blocks; null when there are none, so
 /// that modules without them keep exactly their attributes.
 static mlir::ArrayAttr spectralProblemAttributes(mlir::OpBuilder &builder, const frontend::Module &source) {
@@ -165,6 +183,8 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
   if (mlir::ArrayAttr problems = spectralProblemAttributes(builder, source))
     (*module)->setAttr(sv(abi::kAttrModuleSpectralProblems), problems);
+  if (mlir::ArrayAttr boundaries = evolutionBoundaryAttributes(builder, source))
+    (*module)->setAttr(sv(abi::kAttrModuleEvolutionBoundaries), boundaries);
   emitKernels(*module, loc, kernels, options);
   return module;
 }

@@ -18,6 +18,8 @@ public:
 
   void planInit(std::vector<KernelPlan> &out, bool symbolic) {
     for (const InitialDataBlock &block : m_.initialData) {
+      if (!symbolic)
+        planFieldValues(out, block);
       if (!block.metric4 || !block.hasSplit)
         continue;
       for (const char *q : {"alpha", "gamma", "gammaU"})
@@ -30,7 +32,8 @@ public:
       ScalarGraph g;
       Scalarizer s(m_, o_, d_, g, Mode::Point);
       for (const Stmt &t : block.temporaries)
-        s.defineTemporary(t);
+        if (t.kind == StmtKind::Temporary)
+          s.defineTemporary(t);
       const Metric4 &metric = *block.metric4;
       unsigned dim = m_.sim.dimension;
       bool enforce = block.enforceSymmetry.present && block.enforceSymmetry.value;
@@ -63,16 +66,54 @@ public:
       // The full slice (beta^i, K_ij, the BSSN variables) comes from symbolic derivatives of
       // the metric4 entries in t and the coordinates: additive kernels of their own.
       std::vector<InitOutput> slice = sliceOutputs(block, g, gamma, gammaU, beta, alpha, dim);
-      planInitKernels(out, symbolic, outputs, g, false);
+      planInitKernels(out, symbolic, outputs, g, InitSymbols::Split);
       if (!slice.empty() && !symbolic)
-        planInitKernels(out, false, slice, g, true);
+        planInitKernels(out, false, slice, g, InitSymbols::Slice);
     }
   }
 
   struct InitOutput {
     const FieldDecl *field;
     std::vector<NodeId> values;
+    std::string buffer; // the written buffer; "" for the field's own
+    const std::string &bufferName() const { return buffer.empty() ? field->name : buffer; }
   };
+
+  /// The fields the block assigns (`u = ...`), in the order written: the init_fields kernels.
+  void planFieldValues(std::vector<KernelPlan> &out, const InitialDataBlock &block) {
+    if (std::none_of(block.temporaries.begin(), block.temporaries.end(),
+                     [](const Stmt &st) { return st.kind == StmtKind::FieldValue; }))
+      return;
+    ScalarGraph g;
+    Scalarizer s(m_, o_, d_, g, Mode::Point);
+    std::vector<InitOutput> outputs;
+    for (const Stmt &st : block.temporaries) {
+      if (st.kind == StmtKind::Temporary)
+        s.defineTemporary(st);
+      else if (st.kind == StmtKind::FieldValue)
+        outputs.push_back({st.field, evaluateTarget(s, st, *st.field)});
+    }
+    planInitKernels(out, false, outputs, g, InitSymbols::Fields);
+    // `exact` evolution boundaries follow d/dt of these values (t: the reserved time).
+    const bool exactBoundary = std::any_of(m_.blocks.begin(), m_.blocks.end(), [](const ComputeBlock &b) {
+      return std::any_of(b.evolutionBoundaries.begin(), b.evolutionBoundaries.end(),
+                         [](const EvolutionBoundary &bc) { return bc.kind == EvolutionBoundaryKind::Exact; });
+    });
+    if (!exactBoundary)
+      return;
+    std::unordered_map<NodeId, NodeId> memo;
+    const int timeParam = m_.timeParam;
+    std::vector<InitOutput> rates;
+    for (const InitOutput &o : outputs) {
+      InitOutput rate{o.field, {}, std::string(abi::kDerivativeOutputPrefix) + o.field->name};
+      for (NodeId v : o.values)
+        rate.values.push_back(g.differentiate(
+            v, [&](const Leaf &l) { return g.constant(l.kind == LeafKind::Param && l.a == timeParam ? 1.0 : 0.0); },
+            memo));
+      rates.push_back(std::move(rate));
+    }
+    planInitKernels(out, false, rates, g, InitSymbols::FieldRates);
+  }
 
   /// Every quantity of the split besides alpha, gamma and gammaU, in the order alpha, beta,
   /// gamma, gammaU, Kij, chi, gammatilde, K, Atilde, Gammatilde (empty when the split maps none
@@ -184,20 +225,25 @@ public:
     return out;
   }
 
+  /// Which kernels: alpha, gamma, gammaU of a split; the full slice; assigned fields.
+  enum class InitSymbols { Split, Slice, Fields, FieldRates };
+
   /// The point, scf and affine kernels (or the symbolic one) writing `outputs` from the
-  /// parameters and coordinates; `slice`: the full-slice kernels.
+  /// parameters and coordinates.
   void planInitKernels(std::vector<KernelPlan> &out, bool symbolic, const std::vector<InitOutput> &outputs, ScalarGraph &g,
-                       bool slice) {
+                       InitSymbols which) {
     const unsigned dim = m_.sim.dimension;
+    static constexpr std::string_view symbols[4][3] = {
+        {abi::kSymbolInitPoint, abi::kSymbolInitGridScf, abi::kSymbolInitGridAffine},
+        {abi::kSymbolInitSlicePoint, abi::kSymbolInitSliceGridScf, abi::kSymbolInitSliceGridAffine},
+        {abi::kSymbolInitFieldsPoint, abi::kSymbolInitFieldsGridScf, abi::kSymbolInitFieldsGridAffine},
+        {{}, {}, abi::kSymbolInitFieldsRateGridAffine}}; // the rates: the runtime's affine kernel only
   for (int variant = 0; variant < (symbolic ? 1 : 3); ++variant) {
+    if (symbols[static_cast<int>(which)][variant].empty())
+      continue;
     KernelPlan plan;
     plan.family = variant == 0 ? KernelFamily::InitPoint : KernelFamily::InitGrid;
-    plan.symbol = std::string(slice ? (variant == 0   ? abi::kSymbolInitSlicePoint
-                                     : variant == 1 ? abi::kSymbolInitSliceGridScf
-                                                    : abi::kSymbolInitSliceGridAffine)
-                             : (variant == 0   ? abi::kSymbolInitPoint
-                                : variant == 1 ? abi::kSymbolInitGridScf
-                                               : abi::kSymbolInitGridAffine));
+    plan.symbol = std::string(symbols[static_cast<int>(which)][variant]);
     if (symbolic) {
       plan.family = KernelFamily::Symbolic;
       plan.symbol = std::string(abi::kSymbolInit);
@@ -217,11 +263,11 @@ public:
     for (const InitOutput &o : outputs) {
       outArg.push_back(static_cast<int>(plan.args.size()));
       unsigned comps = o.field->componentCount;
-      plan.args.push_back({o.field->name, variant == 0 ? ArgType::FixedBuffer : ArgType::Buffer,
+      plan.args.push_back({o.bufferName(), variant == 0 ? ArgType::FixedBuffer : ArgType::Buffer,
                            ArgRole::Output, variant == 0 ? static_cast<int64_t>(comps) : 0, comps,
                            false, true});
-      plan.fieldNames.push_back(o.field->name);
-      plan.outputNames.push_back(o.field->name);
+      plan.fieldNames.push_back(o.bufferName());
+      plan.outputNames.push_back(o.bufferName());
     }
     std::unordered_map<NodeId, NodeId> memo;
     auto mapLeaf = [&](const Leaf &l, ScalarGraph &t) -> NodeId {

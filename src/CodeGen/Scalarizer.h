@@ -10,6 +10,7 @@
 #include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -322,10 +323,15 @@ public:
   }
 
   NodeId derivative(NodeId u, int axis, SourceRange where) {
-    if (mode_ == Mode::Point)
-      fail(where, "initial data cannot take derivatives");
     if (static_cast<unsigned>(axis) >= dim_)
       fail(where, "derivative along axis " + std::to_string(axis + 1) + " in dimension " + std::to_string(dim_));
+    if (mode_ == Mode::Point) {
+      // Initial data are closed forms of the coordinates: their derivatives are exact.
+      std::unordered_map<NodeId, NodeId> &memo = pointDerivativeMemo_[static_cast<size_t>(axis)];
+      return g_.differentiate(
+          u, [&](const Leaf &leaf) { return g_.constant(leaf.kind == LeafKind::Coord && leaf.a == axis ? 1.0 : 0.0); },
+          memo);
+    }
     if (mode_ == Mode::FiniteDifference) {
       if (!opts_.derivativeSharing || (m_.sim.stencilOfExpressions && !isPlainFieldLeaf(u)))
         return stencil(u, axis, firstDerivativeWeights(order_), spacing(axis));
@@ -480,6 +486,7 @@ private:
   std::map<const FieldDecl *, int> fieldIndex_;
   std::map<std::string, int> paramIndex_;
   std::map<const TemporaryInfo *, std::map<std::vector<int>, NodeId>> temps_;
+  std::array<std::unordered_map<NodeId, NodeId>, 3> pointDerivativeMemo_; // per axis, initial data
   const FieldDecl *metric_ = nullptr;
   const FieldDecl *inverseMetric_ = nullptr;
   std::vector<NodeId> inverse_;

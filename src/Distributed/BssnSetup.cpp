@@ -25,7 +25,7 @@ DistributedEvolution::Options bssnEvolutionOptions(const BssnRunOptions &o) {
 }
 
 void prepareBssnEvolution(DistributedEvolution &e) {
-  for (const char *name : {"chi", "gammatilde", "K", "Atilde", "Gammatilde", "alpha", "beta", "B"})
+  for (const char *name : kBssnFields)
     e.field(name);
   e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
   e.setPostStepHook(bssnAlgebraicConstraints());

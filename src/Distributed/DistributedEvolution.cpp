@@ -32,9 +32,9 @@ void registerSspRk3() {
   registered = true;
 }
 
-PetscErrorCode rhsCallback(TS, PetscReal, Vec u, Vec f, void *context) {
+PetscErrorCode rhsCallback(TS, PetscReal t, Vec u, Vec f, void *context) {
   try {
-    static_cast<DistributedEvolution *>(context)->evaluateRhs(u, f);
+    static_cast<DistributedEvolution *>(context)->evaluateRhs(u, f, t);
   } catch (const std::exception &) {
     return PETSC_ERR_LIB;
   }
@@ -104,6 +104,14 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
       throw DistributedError("radiative speed of '" + name + "' must be positive");
     std::fill_n(speeds_.begin() + f.offset, f.components, speed);
   }
+
+  exactDof_.assign(static_cast<size_t>(dof_), 0);
+  for (const std::string &name : options_.exact.fields) {
+    const EvolvedField &f = field(name);
+    std::fill_n(exactDof_.begin() + f.offset, f.components, 1);
+  }
+  if (!options_.exact.fields.empty() && (options_.grid.boundary != Boundary::Radiative || !options_.exact.rates))
+    throw DistributedError("exact outer layers need a grid with outer faces and a function for the rates");
 
   grid_ = std::make_unique<DistributedGrid>(comm, options_.grid, dof_);
   // Memory before allocating (docs/memory.md): PETSc's state and about 9 more global vectors
@@ -244,6 +252,7 @@ void DistributedEvolution::planBoundaries() {
           r.slope[a] = x[a] / (radius * 2 * options_.grid.spacing[a]);
         }
         radiativePoints_.push_back(r);
+        layerCoordinates_.push_back(x);
       }
 }
 
@@ -321,9 +330,14 @@ void DistributedEvolution::transposeOut(double *global, const Box &box, const st
 }
 
 
-void DistributedEvolution::applyRadiative(Vec f) {
+void DistributedEvolution::applyRadiative(Vec f, double t) {
   if (radiativePoints_.empty())
     return;
+  const bool anyExact = std::find(exactDof_.begin(), exactDof_.end(), 1) != exactDof_.end();
+  if (anyExact) {
+    layerRates_.assign(radiativePoints_.size() * static_cast<size_t>(dof_), 0.0);
+    options_.exact.rates(t, layerCoordinates_, layerRates_);
+  }
   PetscScalar *out;
   checkPetsc(VecGetArray(f, &out), "VecGetArray");
   const Box &g = grid_->ghosted();
@@ -333,6 +347,11 @@ void DistributedEvolution::applyRadiative(Vec f) {
   // d_t u = -v (x^i d_i u / r + (u - u_inf) / r), second-order differences: centred inside
   // the domain, one-sided (-3, 4, -1) / 2h on its faces.
   for (size_t d = 0; d < dof; ++d) {
+    if (exactDof_[d]) {
+      for (size_t q = 0; q < radiativePoints_.size(); ++q)
+        out[radiativePoints_[q].owned * dof + d] = layerRates_[q * dof + d];
+      continue;
+    }
     const double *u = component[d], far = farValues_[d], speed = speeds_[d];
     for (const RadiativePoint &r : radiativePoints_) {
       const double *c = u + r.storage;
@@ -348,7 +367,7 @@ void DistributedEvolution::applyRadiative(Vec f) {
   checkPetsc(VecRestoreArray(f, &out), "VecRestoreArray");
 }
 
-void DistributedEvolution::evaluateRhs(Vec u, Vec f) {
+void DistributedEvolution::evaluateRhs(Vec u, Vec f, double t) {
   loadStorage(u);
   {
     Stopwatch w{timers_.kernel};
@@ -361,7 +380,7 @@ void DistributedEvolution::evaluateRhs(Vec u, Vec f) {
   }
   {
     Stopwatch w{timers_.radiative};
-    applyRadiative(f);
+    applyRadiative(f, t);
   }
   ++timers_.rhsEvaluations;
 }

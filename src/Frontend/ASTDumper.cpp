@@ -72,6 +72,15 @@ public:
           expr(*bc.value, 3);
         }
       }
+      for (const EvolutionBoundary &bc : b.evolutionBoundaries) {
+        line(2) << "Boundary " << bc.field << ' '
+                << (bc.kind == EvolutionBoundaryKind::Periodic ? "periodic"
+                    : bc.kind == EvolutionBoundaryKind::Exact  ? "exact"
+                                                               : "radiative");
+        if (bc.kind == EvolutionBoundaryKind::Radiative)
+          os_ << " value=" << bc.value << " speed=" << bc.speed;
+        os_ << loc(bc.fieldRange) << '\n';
+      }
       for (const ExactSolution &ex : b.exacts) {
         line(2) << "Exact " << ex.unknown;
         for (const IndexName &i : ex.unknownIndices)
@@ -212,6 +221,17 @@ private:
     case StmtKind::DtAssign: {
       line(depth) << "Dt " << s.target;
       if (s.field) {
+        std::vector<TypedIndex> typed;
+        for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
+          typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
+        os_ << indices(typed);
+      }
+      os_ << loc(s.targetRange) << '\n';
+      break;
+    }
+    case StmtKind::FieldValue: {
+      line(depth) << "FieldValue " << s.target;
+      if (s.field && !s.targetIndices.empty()) {
         std::vector<TypedIndex> typed;
         for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
           typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});

@@ -17,6 +17,10 @@ bool Parser::parseProblemDeclaration(ComputeBlock &block) {
   const bool section = (t.text == "domain" || t.text == "solve") && peek(1).is(TokenKind::LBrace);
   if (!declaration && !section)
     return false;
+  if (block.kind == ComputeKind::Evolution && t.text == "boundary" && declaration) {
+    parseEvolutionBoundary(block);
+    return true;
+  }
   if (block.kind != ComputeKind::Constraints)
     fail(t.range, "'" + std::string(t.text) + "' declares part of an elliptic problem and belongs in a "
                   "'constraints' block");
@@ -112,6 +116,61 @@ void Parser::parseBoundary(ComputeBlock &block) {
                          "'; write 'dirichlet = expr' or 'robin(a = expr, b = expr, value = expr)'");
   }
   block.boundaries.push_back(std::move(bc));
+  expectEndOfStatement("the boundary condition");
+}
+
+void Parser::parseEvolutionBoundary(ComputeBlock &block) {
+  Token kw = consume();
+  EvolutionBoundary bc;
+  Token field = expectIdentifier("the evolved field a boundary condition applies to");
+  bc.field = std::string(field.text);
+  bc.fieldRange = field.range;
+  if (current().is(TokenKind::LBracket))
+    fail(current().range, "an evolution boundary applies to every component; write 'boundary " + bc.field + " ...' "
+                          "without indices");
+  Token kind = expectIdentifier("'periodic', 'radiative(...)' or 'exact' after the field");
+  bc.kindRange = kind.range;
+  bc.range = SourceRange::join(kw.range, kind.range);
+  if (kind.text == "periodic") {
+    bc.kind = EvolutionBoundaryKind::Periodic;
+  } else if (kind.text == "exact") {
+    bc.kind = EvolutionBoundaryKind::Exact;
+  } else if (kind.text == "radiative") {
+    bc.kind = EvolutionBoundaryKind::Radiative;
+    if (consumeIf(TokenKind::LParen)) {
+      std::map<std::string, SourceRange> seen;
+      while (!current().is(TokenKind::RParen)) {
+        Token key = expectIdentifier("'value' or 'speed'");
+        std::string k(key.text);
+        if (k != "value" && k != "speed")
+          fail(key.range, "unknown radiative setting '" + k + "'; the condition takes 'value' (the field's value at "
+                          "infinity, default 0) and 'speed' (the wave speed, default 1)");
+        if (seen.count(k)) {
+          diags_.error(key.range, "duplicate radiative setting '" + k + "'");
+          diags_.note(seen[k], "previous value is here");
+        }
+        seen[k] = key.range;
+        expect(TokenKind::Equal, ("after '" + k + "'").c_str());
+        const bool negative = consumeIf(TokenKind::Minus);
+        Token number = current();
+        if (!number.is(TokenKind::Number))
+          fail(number.range, "expected a number for '" + k + "', found " + describeToken(number));
+        consume();
+        const double v = (negative ? -1 : 1) * std::strtod(std::string(number.text).c_str(), nullptr);
+        if (k == "speed" && !(v > 0))
+          fail(number.range, "the radiative speed must be positive");
+        (k == "value" ? bc.value : bc.speed) = v;
+        if (!consumeIf(TokenKind::Comma))
+          break;
+      }
+      Token close = expect(TokenKind::RParen, "to close the radiative settings");
+      bc.range = SourceRange::join(kw.range, close.range);
+    }
+  } else {
+    fail(kind.range, "unknown evolution boundary '" + std::string(kind.text) +
+                         "'; write 'periodic', 'radiative(value = 0, speed = 1)' or 'exact'");
+  }
+  block.evolutionBoundaries.push_back(std::move(bc));
   expectEndOfStatement("the boundary condition");
 }
 

@@ -122,6 +122,8 @@ public:
         checkComputeBlock(block);
       }
     }
+    if (!d_.limitReached())
+      checkEvolutionBoundaries();
     return !d_.hasErrors();
   }
 
@@ -1200,6 +1202,7 @@ private:
       case StmtKind::Temporary: checkTemporary(s); break;
       case StmtKind::DtAssign: checkDt(s); break;
       case StmtKind::Residual: checkResidual(s); break;
+      case StmtKind::FieldValue: break; // made by Sema in initial data only
       }
     }
   }
@@ -1242,14 +1245,87 @@ private:
     beginBlock(Context::InitialData, block.temporaries);
     // Temporaries may be used by metric entries, so mark use before warning about them.
     for (Stmt &s : block.temporaries)
-      if (!d_.limitReached())
-        checkTemporary(s);
+      if (!d_.limitReached()) {
+        auto global = globals_.find(s.target);
+        if (global != globals_.end() && global->second.kind == SymbolKind::Field)
+          checkFieldValue(s);
+        else
+          checkTemporary(s);
+      }
     if (block.metric4)
       checkMetric4(*block.metric4, block);
     for (Stmt &s : block.temporaries)
       if (s.temporary && !s.temporary->used && !usedBeforeDefinition_.count(s.target))
         d_.warning(s.targetRange, "temporary '" + s.target + "' is never used");
     checkSplit(block);
+  }
+
+  /// Evolution boundaries name evolved fields, once each; `exact` needs the field's initial_data
+  /// expression; periodicity belongs to the whole grid, so it is all or nothing.
+  void checkEvolutionBoundaries() {
+    std::map<const FieldDecl *, const EvolutionBoundary *> seen;
+    const EvolutionBoundary *periodic = nullptr, *other = nullptr;
+    for (ComputeBlock &block : m_.blocks)
+      for (EvolutionBoundary &bc : block.evolutionBoundaries) {
+        auto g = globals_.find(bc.field);
+        if (g == globals_.end() || g->second.kind != SymbolKind::Field) {
+          d_.error(bc.fieldRange, "boundary target '" + bc.field + "' is not a declared field");
+          continue;
+        }
+        const FieldDecl *f = g->second.field;
+        if (!dtTargets_.count(f)) {
+          d_.error(bc.fieldRange, "boundary target '" + bc.field + "' is not evolved; give it 'dt " + bc.field +
+                                      " = ...' or drop the condition");
+          continue;
+        }
+        if (auto [it, inserted] = seen.insert({f, &bc}); !inserted) {
+          d_.error(bc.fieldRange, "field '" + bc.field + "' already has a boundary condition");
+          d_.note(it->second->range, "previous condition is here");
+          continue;
+        }
+        if (bc.kind == EvolutionBoundaryKind::Exact && !initTargets_.count(f)) {
+          d_.error(bc.kindRange, "'exact' takes the field's initial_data expression, but the initial data do not "
+                                 "assign '" + bc.field + "' (write '" + bc.field + " = ...' in 'initial_data')");
+          continue;
+        }
+        bc.target = f;
+        const EvolutionBoundary *&first = bc.kind == EvolutionBoundaryKind::Periodic ? periodic : other;
+        if (!first)
+          first = &bc;
+      }
+    if (periodic && other) {
+      d_.error(other->range, "a periodic grid has no outer faces: with 'boundary " + periodic->field +
+                                 " periodic', every evolved field's boundary must be periodic");
+      d_.note(periodic->range, "the periodic condition is here");
+    }
+  }
+
+  /// `u = expr` / `E[i] = expr[i]` in initial data: the field's value at (coordinates, t).
+  void checkFieldValue(Stmt &s) {
+    s.kind = StmtKind::FieldValue;
+    const FieldDecl *f = resolveFieldTarget(s, "initial data");
+    auto rhs = check(*s.value);
+    if (!f)
+      return;
+    s.field = f;
+    auto [it, inserted] = initTargets_.insert({f, s.targetRange});
+    if (!inserted) {
+      d_.error(s.targetRange, "field '" + f->name + "' already has initial data");
+      d_.note(it->second, "previous assignment is here");
+      return;
+    }
+    unsigned rank = tensorTypeRank(f->type);
+    if (rank == 0 && s.targetHasIndexList) {
+      d_.error(s.targetRange, "scalar field '" + f->name + "' takes no indices");
+      return;
+    }
+    if (s.targetIndices.size() != rank) {
+      d_.error(s.targetRange, "field '" + f->name + "' has rank " + std::to_string(rank) + " but is written with " +
+                                  plural(s.targetIndices.size(), "index"));
+      return;
+    }
+    if (rhs && checkAssignmentIndices(s, *rhs, f) && rank == 0)
+      requireScalar(*rhs, s.value->range, "a scalar field's initial value");
   }
 
   void checkMetric4(Metric4 &metric, const InitialDataBlock &block) {
@@ -1347,6 +1423,11 @@ private:
       const FieldDecl &f = *g->second.field;
       if (brokenFields_.count(&f))
         continue;
+      if (auto assigned = initTargets_.find(&f); assigned != initTargets_.end()) {
+        d_.error(entry.targetRange, "field '" + f.name + "' is given initial data twice: by split_3p1 and by an assignment");
+        d_.note(assigned->second, "the assignment is here");
+        continue;
+      }
       unsigned rank = tensorTypeRank(f.type);
       bool shapeOk;
       std::string expected;
@@ -1406,6 +1487,7 @@ private:
   std::map<std::string, SourceRange> blockTemps_;
   std::set<std::string> usedBeforeDefinition_;
   std::map<const FieldDecl *, SourceRange> dtTargets_;
+  std::map<const FieldDecl *, SourceRange> initTargets_; // fields given a value in initial data
   std::map<const FieldDecl *, SourceRange> residualTargets_;
   size_t residualCount_ = 0;
   int contractDepth_ = 0;

@@ -60,6 +60,15 @@ void printModuleSummary(const Module &m, std::ostream &os) {
 
   os << "  kernels:\n";
   for (const InitialDataBlock &b : m.initialData) {
+    std::vector<std::string> assigned;
+    for (const Stmt &s : b.temporaries)
+      if (s.kind == StmtKind::FieldValue)
+        assigned.push_back(s.target);
+    if (!assigned.empty()) {
+      os << "    initial_data fields: tensorium_init_fields_point, tensorium_init_fields_grid_scf, "
+            "tensorium_init_fields_grid_affine\n";
+      os << "      writes: " << join(std::set<std::string>(assigned.begin(), assigned.end())) << '\n';
+    }
     if (!b.metric4 || !b.hasSplit)
       continue;
     std::set<std::string> writes, slice;

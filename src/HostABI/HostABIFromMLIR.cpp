@@ -137,6 +137,21 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
     }
   }
 
+  if (auto boundaries = mod->getAttrOfType<mlir::ArrayAttr>(ref(kAttrModuleEvolutionBoundaries)))
+    for (mlir::Attribute a : boundaries)
+      if (auto d = mlir::dyn_cast<mlir::DictionaryAttr>(a)) {
+        HostEvolutionBoundaryABI b;
+        if (auto s = mlir::dyn_cast_or_null<mlir::StringAttr>(d.get("field")))
+          b.field = s.getValue().str();
+        if (auto s = mlir::dyn_cast_or_null<mlir::StringAttr>(d.get("kind")))
+          b.kind = s.getValue().str();
+        if (auto f = mlir::dyn_cast_or_null<mlir::FloatAttr>(d.get("value")))
+          b.value = f.getValueAsDouble();
+        if (auto f = mlir::dyn_cast_or_null<mlir::FloatAttr>(d.get("speed")))
+          b.speed = f.getValueAsDouble();
+        abi.evolutionBoundaries.push_back(std::move(b));
+      }
+
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     mlir::Operation *op = func.getOperation();
     if (!op->hasAttr(ref(kAttrVersion)))

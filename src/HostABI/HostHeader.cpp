@@ -16,6 +16,9 @@ namespace {
 #include "HostABITypesText.inc"
 // The text of include/tensorium_mlir/Runtime/SpectralProblemTypes.h (modules with problems only).
 #include "SpectralProblemTypesText.inc"
+// The text of include/tensorium_mlir/Runtime/EvolutionBoundaryTypes.h (modules declaring
+// evolution boundaries only).
+#include "EvolutionBoundaryTypesText.inc"
 
 const std::set<std::string> &cKeywords() {
   static const std::set<std::string> words{
@@ -272,6 +275,29 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
   os << "};\n\n";
 }
 
+/// Boundary conditions of evolved fields: the embedded type block and one descriptor per
+/// condition. Nothing at all when the module declares none (its header stays as it was).
+void emitEvolutionBoundaries(const HostModuleABI &abi, std::ostream &os) {
+  if (abi.evolutionBoundaries.empty())
+    return;
+  os << kEvolutionBoundaryTypesText << "\n";
+  auto number = [](double v) {
+    char buf[64];
+    auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    std::string t(buf, end);
+    if (t.find_first_of(".eEn") == std::string::npos)
+      t += ".0";
+    return t;
+  };
+  os << "#define TENSORIUM_EVOLUTION_BOUNDARY_COUNT " << abi.evolutionBoundaries.size() << "\n";
+  os << "static const tensorium_evolution_boundary_desc tensorium_evolution_boundaries["
+     << abi.evolutionBoundaries.size() << "] TENSORIUM_MAYBE_UNUSED = {\n";
+  for (const HostEvolutionBoundaryABI &b : abi.evolutionBoundaries)
+    os << "  {(int32_t)sizeof(tensorium_evolution_boundary_desc), " << quoted(b.field) << ", " << quoted(b.kind) << ", "
+       << number(b.value) << ", " << number(b.speed) << "},\n";
+  os << "};\n\n";
+}
+
 /// Declared elliptic problems: the embedded type block and one descriptor per problem. Nothing
 /// at all when the module declares none (its header stays as it was).
 void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
@@ -390,7 +416,8 @@ template <typename Visit> void forEachCodeIdentifier(std::string_view text, Visi
 const std::set<std::string, std::less<>> &sharedTypeNames() {
   static const std::set<std::string, std::less<>> names = [] {
     std::set<std::string, std::less<>> out{"TENSORIUM_MAYBE_UNUSED"};
-    for (std::string_view text : {std::string_view(kHostABITypesText), std::string_view(kSpectralProblemTypesText)})
+    for (std::string_view text : {std::string_view(kHostABITypesText), std::string_view(kSpectralProblemTypesText),
+                                  std::string_view(kEvolutionBoundaryTypesText)})
       forEachCodeIdentifier(text, [&](size_t b, size_t e) { out.insert(std::string(text.substr(b, e - b))); });
     return out;
   }();
@@ -617,6 +644,7 @@ std::string emitHostHeader(const HostModuleABI &abi, const std::string &sourceNa
   os << "};\n\n";
   emitSpectralTables(abi, os);
   emitSpectralProblems(abi, os);
+  emitEvolutionBoundaries(abi, os);
   // The guard's closing comment is not code: name it here.
   const std::string guard = (abi.symbolPrefix.empty() ? "" : upperCase(abi.symbolPrefix) + "_") + "TENSORIUM_GENERATED_HOST_H";
   os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";

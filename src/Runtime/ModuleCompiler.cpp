@@ -49,6 +49,11 @@ std::string moduleExports(const std::string &header) {
          "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count);\n"
          "const tensorium_spectral_problem_desc *tensorium_get_spectral_problems(int32_t *count) {\n"
          "  *count = TENSORIUM_SPECTRAL_PROBLEM_COUNT;\n  return tensorium_spectral_problems;\n}\n"
+         "#endif\n"
+         "#ifdef TENSORIUM_EVOLUTION_BOUNDARY_COUNT\n"
+         "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count);\n"
+         "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count) {\n"
+         "  *count = TENSORIUM_EVOLUTION_BOUNDARY_COUNT;\n  return tensorium_evolution_boundaries;\n}\n"
          "#endif\n";
 }
 } // namespace

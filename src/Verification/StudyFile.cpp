@@ -88,6 +88,16 @@ const std::set<std::string> &allowedKeys(const std::string &kind) {
       k.insert(key);
     return k;
   }();
+  static const std::set<std::string> system = [] {
+    std::set<std::string> k = common;
+    for (const char *key : {"system", "system.fixture", "system.parameters", "system.final_time", "system.cfl",
+                            "system.compare", "grid.half_width", "norm", "norm.spacing", "verdict",
+                            "verdict.expected_order", "verdict.tolerance"})
+      k.insert(key);
+    return k;
+  }();
+  if (kind == "system")
+    return system;
   return kind == "case"        ? builtin
          : kind == "testbed"   ? testbed
          : kind == "elliptic"  ? elliptic
@@ -511,6 +521,42 @@ void readEvolutionStudy(const Reader &r, StudyFile &s) {
     s.tolerance = 0.5;
 }
 
+/// kind = "system": a fixture's own system evolved at three resolutions.
+void readSystemStudy(const Reader &r, StudyFile &s) {
+  s.systemFixture = fixtureAt(r, s, "system.fixture");
+  for (const auto &[name, v] : r.entries("system.parameters")) {
+    if (name == "t")
+      r.fail("system.parameters.t", "t is the evolution's time, not a parameter");
+    s.systemParameters.push_back({name, r.toDouble(*v, "system.parameters." + name)});
+  }
+  s.finalTime = r.number("system.final_time", 0, true);
+  if (!(s.finalTime > 0) || s.finalTime > 1000)
+    r.fail("system.final_time", "must be in (0, 1000]");
+  s.cfl = r.number("system.cfl", 0.25);
+  if (!(s.cfl > 0 && s.cfl <= 1))
+    r.fail("system.cfl", "must be in (0, 1]");
+  s.systemCompare = r.string("system.compare", "exact");
+  if (s.systemCompare != "exact" && s.systemCompare != "self")
+    r.fail("system.compare", "expected \"exact\" (the fixture's initial_data at the final time) or \"self\" "
+                             "(self-convergence at probe points)");
+  s.halfWidth = r.number("grid.half_width", 1.0);
+  if (!(s.halfWidth > 0))
+    r.fail("grid.half_width", "must be positive");
+  s.resolutions = requiredResolutions(r, 4, 400, "a convergence study");
+  if (s.resolutions.size() != 3)
+    r.fail("grid.resolutions", "a system study takes exactly three resolutions");
+  s.orders = r.integers("grid.orders", 2, 8);
+  if (s.orders.empty())
+    s.orders = {4};
+  checkOrders(r, "grid.orders", s.orders, 8);
+  if (s.orders.size() != 1)
+    r.fail("grid.orders", "a system study runs one finite-difference order");
+  s.probeSpacing = r.number("norm.spacing", s.halfWidth / 4);
+  if (!(s.probeSpacing > 0))
+    r.fail("norm.spacing", "must be positive");
+  readOrderVerdict(r, s.expectedOrder, s.tolerance);
+}
+
 void readConstraintStudy(const Reader &r, StudyFile &s) {
   s.dataSource = r.string("data.source", "", true);
   if (s.dataSource == "fixture") {
@@ -710,9 +756,10 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
   const Reader r(source, s);
   s.kind = r.string("study.kind", "", true);
   if (s.kind != "case" && s.kind != "constraints" && s.kind != "testbed" && s.kind != "elliptic" && s.kind != "problem" &&
-      s.kind != "spacetime" && s.kind != "evolution")
-    r.fail("study.kind",
-           "'" + s.kind + "' is not a study kind (case, constraints, testbed, elliptic, problem, spacetime, evolution)");
+      s.kind != "spacetime" && s.kind != "evolution" && s.kind != "system")
+    r.fail("study.kind", "'" + s.kind +
+                             "' is not a study kind (case, constraints, testbed, elliptic, problem, spacetime, evolution, "
+                             "system)");
   std::vector<KeyValue> keys;
   source.keys(keys);
   const std::set<std::string> &allowed = allowedKeys(s.kind);
@@ -720,6 +767,7 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     if (!allowed.count(key) && !((key.rfind("data.parameters.", 0) == 0 && allowed.count("data.parameters")) ||
                                  (key.rfind("problem.parameters.", 0) == 0 && allowed.count("problem.parameters")) ||
                                  (key.rfind("testbed.parameters.", 0) == 0 && allowed.count("testbed.parameters")) ||
+                                 (key.rfind("system.parameters.", 0) == 0 && allowed.count("system.parameters")) ||
                                  (key.rfind("spacetime.parameters.", 0) == 0 && allowed.count("spacetime.parameters"))))
       throw StudyFileError(at + ": error: key '" + key + "': unknown key for a study of kind '" + s.kind + "'");
     // A table of the schema (grid, verdict, data.parameters, ...) set to a plain value would
@@ -755,6 +803,8 @@ StudyFile loadStudyFile(const std::string &path, const std::vector<std::string> 
     readSpacetimeStudy(r, s);
   } else if (s.kind == "evolution") {
     readEvolutionStudy(r, s);
+  } else if (s.kind == "system") {
+    readSystemStudy(r, s);
   } else if (s.kind == "elliptic") {
     // Names are checked by the tool that knows its suites and preconditioners.
     s.suite = r.string("study.suite", "", true);

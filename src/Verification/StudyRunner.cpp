@@ -46,6 +46,18 @@ PreparedStudy prepareStudy(StudyFile loaded, const ModuleSource &modules, MPI_Co
     const double n = study.resolutions.back();
     // The evolution cases' cost per ghosted point (docs/memory.md) on the finest grid.
     requireStudyMemory(study, comm, "grid.resolutions", 35e6 + 3500 * (n + 8) * (n + 8) * (n + 8));
+  } else if (study.kind == "system") {
+    std::string path;
+    try {
+      path = modules(study.systemFixture, study.orders.front());
+    } catch (const std::exception &e) {
+      study.fail("system.fixture", e.what());
+    }
+    out.system = systemStudyFrom(study, path);
+    const double n = study.resolutions.back();
+    // The engine's state, RK work space and storage (about 16 vectors of every value of a
+    // point), an exact-solution copy, for a dozen values per point on the finest grid.
+    requireStudyMemory(study, comm, "grid.resolutions", 35e6 + 8.0 * 12 * 20 * (n + 10) * (n + 10) * (n + 10));
   } else if (study.kind == "spacetime") {
     std::string path;
     try {
@@ -128,6 +140,8 @@ void runStudy(const PreparedStudy &prepared, Report &report) {
     runSpacetimeStudy(prepared.spacetime, report);
   else if (study.kind == "evolution")
     runEvolutionStudy(prepared.evolution, report);
+  else if (study.kind == "system")
+    runSystemStudy(prepared.system, report);
   else
     runConstraintStudy(prepared.constraints, report);
 }

@@ -1,6 +1,7 @@
 // tensorium-evolve: evolves two-puncture initial data with a generated BSSN right-hand side on
 // a PETSc-distributed grid (run it under mpirun for several ranks), with constraint monitoring,
-// puncture tracking, HDF5/XDMF snapshots and checkpoint/restart.
+// puncture tracking, HDF5/XDMF snapshots and checkpoint/restart; or any other system a fixture
+// declares (its initial data, boundaries, parameters and constraints from the module's tables).
 #include "command_line.h"
 #include "module_toolchain.h"
 #include "output_paths.h"
@@ -11,13 +12,19 @@
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 #include "tensorium_mlir/Distributed/ModuleCatalog.h"
 #include "tensorium_mlir/Distributed/MonitoredRun.h"
+#include "tensorium_mlir/Distributed/SystemRun.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Support/InputFile.h"
 
+#include <toml++/toml.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -45,14 +52,44 @@ struct Options {
   TimeIntegrator integrator = TimeIntegrator::RK4;
   MonitoredRunSettings run;
   std::string restart;
+  bool orderGiven = false;
+  std::map<std::string, double> params; // --param, --param-file: a system module's parameters
+  std::vector<std::string> bssnOnly;    // options given that only a BSSN run takes
 };
+
+/// `name = value` lines of a TOML parameter file (numbers only).
+void readParameterFile(const std::string &path, std::map<std::string, double> &to) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error &e) {
+    throw UsageError("parameter file '" + path + "': " + std::string(e.description()) + " (line " +
+                     std::to_string(e.source().begin.line) + ")");
+  }
+  for (const auto &[key, node] : table) {
+    const std::optional<double> v = node.value<double>();
+    if (!v || node.is_boolean() || node.is_string())
+      throw UsageError("parameter file '" + path + "': '" + std::string(key.str()) + "' must be a number");
+    to[std::string(key.str())] = *v;
+  }
+}
 
 /// The option table (parses and prints the help); fills `o`.
 CommandLine commandLine(Options &o) {
   CommandLine cli("tensorium-evolve", "[options]   (mpirun -n N for N ranks; PETSc's own -options pass through)");
-  auto number = [](double &to, const char *name) { return [&to, name](const std::string &v) { to = parseNumber(name, v); }; };
-  auto vector = [](std::array<double, 3> &to, const char *name) {
-    return [&to, name](const std::string &v) { to = vec3(name, v); };
+  // Options of BSSN runs only are remembered, so that a system module refuses them by name.
+  auto bssn = [&o](const char *name, std::function<void(const std::string &)> f) {
+    return [&o, name, f](const std::string &v) {
+      o.bssnOnly.push_back(name);
+      f(v);
+    };
+  };
+  auto number = [&bssn](double &to, const char *name) {
+    return bssn(name, [&to, name](const std::string &v) { to = parseNumber(name, v); });
+  };
+  auto anyNumber = [](double &to, const char *name) { return [&to, name](const std::string &v) { to = parseNumber(name, v); }; };
+  auto vector = [&bssn](std::array<double, 3> &to, const char *name) {
+    return bssn(name, [&to, name](const std::string &v) { to = vec3(name, v); });
   };
   cli.passSingleDashOptions()
       .group("initial data: two punctures, as tensorium-two-punctures (precollapsed lapse psi^-2)")
@@ -65,52 +102,63 @@ CommandLine commandLine(Options &o) {
       .option("--s2", "x,y,z", "spin of puncture 2 (default 0)", vector(o.punctures.S2, "--s2"))
       .option("--initial-data-resolution", "nA,nB,nphi",
               "spectral points of the solve (default 24,24,12; tensorium-two-punctures' --resolution)",
-              [&o](const std::string &v) {
+              bssn("--initial-data-resolution", [&o](const std::string &v) {
                 // The range only keeps products in double range; the memory estimate decides what runs.
                 const std::vector<long> n = parseIntegers("--initial-data-resolution", v, 1, 1000000, 3, 3);
                 if (n[0] < 4 || n[1] < 4)
                   throw UsageError("--initial-data-resolution needs nA, nB >= 4 and nphi >= 1, got '" + v + "'");
                 o.solver.nA = static_cast<int>(n[0]), o.solver.nB = static_cast<int>(n[1]);
                 o.solver.nPhi = static_cast<int>(n[2]);
-              })
+              }))
       .group("initial data: an exact solution")
       .option("--initial-data", "FILE.tn|FILE.so",
               "the fixture's slice kernel gives alpha, gamma_ij, K_ij (its split_3p1 must map\n"
               "Kij) and, when mapped, beta^i on Cartesian x, y, z",
-              [&o](const std::string &v) { o.initialData = v == "two-punctures" ? "" : v; })
+              bssn("--initial-data", [&o](const std::string &v) { o.initialData = v == "two-punctures" ? "" : v; }))
       .option("--initial-params", "p1,p2,...", "the fixture's parameters, in order",
-              [&o](const std::string &v) {
+              bssn("--initial-params", [&o](const std::string &v) {
                 o.initialParams.clear();
                 for (const std::string &item : splitList("--initial-params", v, 1, 4096))
                   o.initialParams.push_back(parseNumber("--initial-params", item));
-              })
+              }))
       .option("--track", "x,y,z", "track and excise a point such as a puncture (repeatable)",
-              [&o](const std::string &v) {
+              bssn("--track", [&o](const std::string &v) {
                 o.tracks.push_back(vec3("--track", v));
                 o.tracksGiven = true;
-              })
+              }))
       .group("evolution")
       .option("--order", "P", "finite-difference order of the built BSSN and constraint modules: 2, 4 or 6 (default 4)",
               [&o](const std::string &v) {
                 o.order = static_cast<int>(parseInteger("--order", v, 2, 6));
+                o.orderGiven = true;
                 if (o.order % 2)
                   throw UsageError("--order must be 2, 4 or 6");
               })
       .option("--module", "FILE.so", "evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)",
               [&o](const std::string &v) { o.module = v; })
       .option("--fixture", "FILE.tn",
-              "evolution fixture, compiled now (BSSN variables, params eta, slicing, shift_driver,\n"
-              "ko_sigma, shift_advect as fixtures/gr/bssn_evolution_3d.tn)",
+              "evolution fixture, compiled now (at --order when given): BSSN variables and params as\n"
+              "fixtures/gr/bssn_evolution_3d.tn, or any other system with initial_data assigning its\n"
+              "fields and a boundary per field (docs/systems.md)",
               [&o](const std::string &v) { o.fixture = v; })
+      .option("--param", "NAME=VALUE", "a parameter of a system module (repeatable)",
+              [&o](const std::string &v) {
+                const size_t eq = v.find('=');
+                if (eq == std::string::npos || eq == 0)
+                  throw UsageError("--param expects NAME=VALUE, got '" + v + "'");
+                o.params[v.substr(0, eq)] = parseNumber("--param", v.substr(eq + 1));
+              })
+      .option("--param-file", "FILE.toml", "parameters of a system module, one 'name = value' per line",
+              [&o](const std::string &v) { readParameterFile(v, o.params); })
       .option("--constraints-module", "FILE.so", "ADM constraint module (default: fixtures/gr/adm_constraints_3d.tn)",
-              [&o](const std::string &v) { o.constraintsModule = v; })
+              bssn("--constraints-module", [&o](const std::string &v) { o.constraintsModule = v; }))
       .option("--resolution", "N", "grid points per side, cell-centred (default 48)",
               [&o](const std::string &v) { o.grid = parseInteger("--resolution", v, 1, 100000); })
-      .option("--extent", "L", "the cube [-L, L]^3 (default 6); h = 2 L / N", number(o.extent, "--extent"))
+      .option("--extent", "L", "the cube [-L, L]^3 (default 6); h = 2 L / N", anyNumber(o.extent, "--extent"))
       .option("--ghost", "W", "ghost width (default: the kernel's stencil radius)",
               [&o](const std::string &v) { o.ghost = static_cast<int>(parseInteger("--ghost", v, 1, 64)); })
-      .option("--final-time", "T", "evolve to t = T (default 1)", number(o.run.finalTime, "--final-time"))
-      .option("--cfl", "C", "dt = C h, in (0, 1] (default 0.25)", number(o.run.cfl, "--cfl"))
+      .option("--final-time", "T", "evolve to t = T (default 1)", anyNumber(o.run.finalTime, "--final-time"))
+      .option("--cfl", "C", "dt = C h, in (0, 1] (default 0.25)", anyNumber(o.run.cfl, "--cfl"))
       .option("--integrator", "NAME", "rk4 (default) or ssprk3",
               [&o](const std::string &v) {
                 if (v == "rk4")
@@ -123,11 +171,11 @@ CommandLine commandLine(Options &o) {
       .option("--eta", "E", "Gamma-driver damping (default 2)", number(o.eta, "--eta"))
       .option("--ko-sigma", "S", "Kreiss-Oliger dissipation (default 0.1)", number(o.koSigma, "--ko-sigma"))
       .option("--excision", "R", "constraint norms skip r < R around each tracked point (default: max(m1, m2))",
-              [&o](const std::string &v) { o.excision = parseNumber("--excision", v); })
+              bssn("--excision", [&o](const std::string &v) { o.excision = parseNumber("--excision", v); }))
       .option("--norm-box", "R",
               "constraint norms only over |x|, |y|, |z| <= R: a region fixed in physical units,\n"
               "the same on every grid (default: all points two ghost widths from the faces)",
-              [&o](const std::string &v) { o.run.normBox = parseNumber("--norm-box", v); })
+              bssn("--norm-box", [&o](const std::string &v) { o.run.normBox = parseNumber("--norm-box", v); }))
       .group("output")
       .option("--monitor-every", "K", "progress line every K steps (default 1)",
               [&o](const std::string &v) { o.run.monitorEvery = parseInteger("--monitor-every", v, 1, 1L << 40); })
@@ -136,10 +184,10 @@ CommandLine commandLine(Options &o) {
               [&o](const std::string &v) { o.run.output = v; })
       .option("--h5-every", "K", "a snapshot every K steps (default 10)",
               [&o](const std::string &v) { o.run.outputEvery = parseInteger("--h5-every", v, 1, 1L << 40); })
-      .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", [&o](const std::string &v) { o.run.checkpoint = v; })
+      .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", bssn("--checkpoint", [&o](const std::string &v) { o.run.checkpoint = v; }))
       .option("--checkpoint-every", "K", "a checkpoint every K steps",
-              [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); })
-      .option("--restart", "FILE.h5", "continue from a checkpoint", [&o](const std::string &v) { o.restart = v; })
+              bssn("--checkpoint-every", [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); }))
+      .option("--restart", "FILE.h5", "continue from a checkpoint", bssn("--restart", [&o](const std::string &v) { o.restart = v; }))
       .renamed("--grid", "--resolution")
       .renamed("--npoints", "--initial-data-resolution")
       .renamed("--output", "--h5")
@@ -197,11 +245,61 @@ bool parse(int argc, char **argv, Options &o, int rank) {
   return true;
 }
 
+/// A module that evolves the BSSN variables runs the moving-puncture path; any other the generic
+/// one.
+bool isBssnModule(const runtime::KernelModule &m) {
+  const std::vector<std::string> evolved = describeSystem(m).evolved;
+  return std::all_of(kBssnFields.begin(), kBssnFields.end(), [&](const char *f) {
+    return std::find(evolved.begin(), evolved.end(), f) != evolved.end();
+  });
+}
+
+int runSystem(const Options &o, const runtime::KernelModule &module, int rank) {
+  if (!o.bssnOnly.empty()) {
+    std::vector<std::string> given = o.bssnOnly;
+    std::sort(given.begin(), given.end());
+    given.erase(std::unique(given.begin(), given.end()), given.end());
+    std::string names;
+    for (const std::string &g : given)
+      names += (names.empty() ? "" : ", ") + g;
+    throw UsageError(names + (given.size() > 1 ? " apply" : " applies") +
+                     " to BSSN runs only; this module evolves another system");
+  }
+  const SystemDescription system = describeSystem(module);
+  SystemEvolution s(PETSC_COMM_WORLD, module, {o.grid, o.extent, o.ghost}, systemParameters(system, o.params), o.integrator);
+  s.initialize(0);
+  if (rank == 0) {
+    std::string fields;
+    for (const std::string &f : system.evolved)
+      fields += (fields.empty() ? "" : ", ") + f;
+    std::printf("system %s: fields %s; initial data from its initial_data block\n",
+                (o.fixture.empty() ? o.module : o.fixture).c_str(), fields.c_str());
+  }
+  SystemRunSettings run;
+  run.finalTime = o.run.finalTime, run.cfl = o.run.cfl;
+  run.monitorEvery = o.run.monitorEvery, run.outputEvery = o.run.outputEvery;
+  run.monitorFile = o.run.monitorFile, run.output = o.run.output;
+  runSystemEvolution(s, run);
+  return 0;
+}
+
 int run(int argc, char **argv, int rank) {
   Options o;
   if (!parse(argc, argv, o, rank))
     return 0;
   MPI_Comm comm = PETSC_COMM_WORLD;
+  // Modules: the build's at --order, a .so as given, a .tn fixture compiled now (as written, or at
+  // --order when given).
+  ModuleCatalog catalog(comm, {moduleToolchain(), builtModuleList(), "tensorium-evolve"});
+  const std::string fixtures = std::string(TENSORIUM_EVOLVE_SOURCE_DIR) + "/fixtures/";
+  const std::unique_ptr<runtime::KernelModule> evolutionModule =
+      !o.fixture.empty()  ? catalog.load(o.fixture, o.orderGiven ? o.order : 0)
+      : !o.module.empty() ? catalog.load(o.module, 0)
+                          : catalog.load(fixtures + "gr/bssn_evolution_3d.tn", o.order);
+  if (!isBssnModule(*evolutionModule))
+    return runSystem(o, *evolutionModule, rank);
+  if (!o.params.empty())
+    throw UsageError("--param and --param-file set a system module's parameters; a BSSN run takes --eta and --ko-sigma");
   if (o.initialData.empty() && o.restart.empty()) {
     // The spectral solve runs on rank 0 alone: its memory is judged there, before any grid or
     // module is set up, and the refusal reaches every rank.
@@ -213,13 +311,6 @@ int run(int argc, char **argv, int rank) {
                                             std::to_string(o.solver.nB) + "," + std::to_string(o.solver.nPhi),
                                         estimate, available);
   }
-  // Modules: the build's at --order, a .so as given, a .tn fixture compiled now as written.
-  ModuleCatalog catalog(comm, {moduleToolchain(), builtModuleList(), "tensorium-evolve"});
-  const std::string fixtures = std::string(TENSORIUM_EVOLVE_SOURCE_DIR) + "/fixtures/";
-  const std::unique_ptr<runtime::KernelModule> evolutionModule =
-      !o.fixture.empty()  ? catalog.load(o.fixture, 0)
-      : !o.module.empty() ? catalog.load(o.module, 0)
-                          : catalog.load(fixtures + "gr/bssn_evolution_3d.tn", o.order);
   const std::unique_ptr<runtime::KernelModule> constraintsModule =
       catalog.load(o.constraintsModule.empty() ? fixtures + "gr/adm_constraints_3d.tn" : o.constraintsModule, o.order);
   const runtime::KernelModule &evolution = *evolutionModule, &constraints = *constraintsModule;
@@ -282,6 +373,10 @@ int main(int argc, char **argv) {
     if (rank == 0)
       std::fprintf(stderr, "tensorium-evolve: error: %s\n(run 'tensorium-evolve --help' for usage)\n", e.what());
     status = 2;
+  } catch (const SystemModuleError &e) { // the module cannot run as a system: says what it lacks
+    if (rank == 0)
+      std::fprintf(stderr, "tensorium-evolve: error: %s\n", e.what());
+    status = 1;
   } catch (const RunSettingsError &e) { // the settings cannot run: a usage error too
     if (rank == 0)
       std::fprintf(stderr, "tensorium-evolve: error: %s\n(run 'tensorium-evolve --help' for usage)\n", e.what());

@@ -7,6 +7,7 @@
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 
+#include <array>
 #include <vector>
 
 namespace tensorium_mlir::distributed {
@@ -25,6 +26,9 @@ struct BssnRunOptions {
 /// origin and the punctures of most configurations fall between points), 1+log slicing, the
 /// Gamma-driver shift with advection, radiative boundaries (gauge speed sqrt 2 for alpha and K).
 DistributedEvolution::Options bssnEvolutionOptions(const BssnRunOptions &o);
+
+/// The fields every BSSN module evolves (a module evolving all of them runs the moving-puncture path).
+inline constexpr std::array<const char *, 8> kBssnFields{"chi", "gammatilde", "K", "Atilde", "Gammatilde", "alpha", "beta", "B"};
 
 /// The BSSN fields every module reads, the inverse conformal metric before each right-hand side
 /// and the algebraic constraints after each step.

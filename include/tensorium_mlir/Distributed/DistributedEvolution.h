@@ -10,6 +10,7 @@
 
 #include <petscts.h>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -32,6 +33,15 @@ struct EvolvedField {
 struct RadiativeCondition {
   std::map<std::string, std::vector<double>> farValues;
   std::map<std::string, double> speeds;
+};
+
+/// Outer layers that follow a known solution: for `fields`, the owned points within the ghost
+/// width of a face take d_t u from `rates` instead of the kernel (or the radiative condition).
+/// `rates(t, points, out)` writes d_t u of every evolved component at the stage time t for each
+/// point (out[p * dof + offset + c], the engine's interlaced order; other fields' entries unused).
+struct ExactLayers {
+  std::vector<std::string> fields;
+  std::function<void(double t, std::span<const std::array<double, 3>> points, std::span<double> out)> rates;
 };
 
 enum class TimeIntegrator { RK4, SSPRK3 };
@@ -58,6 +68,7 @@ public:
     /// ghostWidth 0 takes the kernel's stencil radius; a smaller non-zero width is refused.
     GridSpec grid;
     RadiativeCondition radiative;
+    ExactLayers exact; // non-periodic grids: these fields follow `exact.rates` on the outer layers
     TimeIntegrator integrator = TimeIntegrator::RK4;
   };
   using StorageHook = std::function<void(runtime::UniformGridStorage &, const DistributedGrid &)>;
@@ -91,8 +102,9 @@ public:
   void setPreRhsHook(StorageHook hook) { preRhs_ = std::move(hook); }
   void setPostStepHook(StateHook hook) { postStep_ = std::move(hook); }
 
-  /// F = RHS(u): exchange, boundary fill, hook, kernel, radiative layers.
-  void evaluateRhs(Vec u, Vec f);
+  /// F = RHS(u) at stage time t: exchange, boundary fill, hook, kernel, radiative or exact layers.
+  void evaluateRhs(Vec u, Vec f, double t);
+  void evaluateRhs(Vec u, Vec f) { evaluateRhs(u, f, time_); }
   /// The ghosted box of `u` in storage() with boundary fill and pre-RHS hook (diagnostics).
   void loadStorage(Vec u);
   /// `steps` steps of size dt with the chosen integrator, the post-step hook after each.
@@ -109,7 +121,7 @@ private:
   void transposeOut(double *global, const Box &box, const std::vector<double *> &component);
   void planBoundaries();
   void fillPhysicalGhosts();
-  void applyRadiative(Vec f);
+  void applyRadiative(Vec f, double t);
 
   Options options_;
   KernelModuleTables module_;
@@ -127,6 +139,9 @@ private:
   EvolutionTimers timers_;
   double memoryEstimate_ = 0;
   std::vector<double> farValues_, speeds_; // per dof
+  std::vector<char> exactDof_;              // per dof: follows options_.exact.rates on the layers
+  std::vector<std::array<double, 3>> layerCoordinates_; // of radiativePoints_, in order
+  std::vector<double> layerRates_;
   /// Boundary work planned once: ghost points beyond a face and the face point each copies;
   /// owned points of the radiative layers with their geometry.
   struct RadiativePoint {

@@ -182,7 +182,9 @@ struct TemporaryInfo {
   bool used = false;
 };
 
-enum class StmtKind { Temporary, DtAssign, Residual };
+/// FieldValue: `E[i] = ...` in an initial_data block, the field's value as an expression of the
+/// coordinates, the parameters and the reserved time t (Sema turns such a Temporary into it).
+enum class StmtKind { Temporary, DtAssign, Residual, FieldValue };
 
 struct Stmt {
   StmtKind kind;
@@ -196,7 +198,7 @@ struct Stmt {
   std::string forUnknown;
   SourceRange forRange;
   // sema
-  const FieldDecl *field = nullptr;         // DtAssign, Residual
+  const FieldDecl *field = nullptr;         // DtAssign, Residual, FieldValue
   std::unique_ptr<TemporaryInfo> temporary; // Temporary
 };
 
@@ -243,6 +245,22 @@ struct ExactSolution {
   bool unknownHasIndexList = false;
   ExprPtr value, tolerance; // tolerance: null when not declared
   const UnknownDecl *target = nullptr; // sema
+};
+
+enum class EvolutionBoundaryKind { Periodic, Radiative, Exact };
+
+/// `boundary u periodic`, `boundary u radiative(value = 0, speed = 1)` or `boundary u exact` in
+/// an evolution block: how an evolved field is treated at every outer face. Radiative:
+/// d_t u = -speed (x^i / r) d_i u - speed (u - value) / r on the outer layers; exact: the
+/// field's initial_data expression at the present time.
+struct EvolutionBoundary {
+  SourceRange range;
+  std::string field;
+  SourceRange fieldRange;
+  EvolutionBoundaryKind kind = EvolutionBoundaryKind::Periodic;
+  SourceRange kindRange;
+  double value = 0, speed = 1;
+  const FieldDecl *target = nullptr; // sema
 };
 
 /// `domain { map = box  resolution = [..]  bounds = [..] }`.
@@ -310,6 +328,7 @@ struct ComputeBlock {
   std::vector<ExactSolution> exacts;
   std::optional<DomainDecl> domain;
   std::optional<SolveDecl> solve;
+  std::vector<EvolutionBoundary> evolutionBoundaries; // evolution blocks only
   bool declaresProblem() const { return !unknowns.empty() || !boundaries.empty() || !exacts.empty() || domain || solve; }
 };
 

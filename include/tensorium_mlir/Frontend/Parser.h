@@ -62,6 +62,7 @@ private:
   bool parseProblemDeclaration(ComputeBlock &block);
   void parseUnknown(ComputeBlock &block);
   void parseBoundary(ComputeBlock &block);
+  void parseEvolutionBoundary(ComputeBlock &block);
   void parseExact(ComputeBlock &block);
   /// `u` or `W[i]` after `boundary` or `exact`.
   void parseUnknownReference(const char *what, std::string &name, SourceRange &range, std::vector<IndexName> &indices,

@@ -40,6 +40,9 @@ inline constexpr std::string_view kAttrModuleSimulation = "tensorium.abi.simulat
 inline constexpr std::string_view kAttrModuleFields = "tensorium.abi.fields";
 /// Declared elliptic problems (additive; present only when a constraints block declares one).
 inline constexpr std::string_view kAttrModuleSpectralProblems = "tensorium.abi.spectral_problems";
+/// Boundary conditions of evolved fields (additive; present only when an evolution block
+/// declares one): an array of {field, kind, value, speed}.
+inline constexpr std::string_view kAttrModuleEvolutionBoundaries = "tensorium.abi.evolution_boundaries";
 
 // Attribute values.
 inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";
@@ -57,6 +60,15 @@ inline constexpr std::string_view kSymbolInitGridAffine = "tensorium_init_grid_a
 inline constexpr std::string_view kSymbolInitSlicePoint = "tensorium_init_slice_point";
 inline constexpr std::string_view kSymbolInitSliceGridScf = "tensorium_init_slice_grid_scf";
 inline constexpr std::string_view kSymbolInitSliceGridAffine = "tensorium_init_slice_grid_affine";
+/// Evolved fields' values (additive): an initial_data block that assigns fields (`u = ...`,
+/// `E[i] = ...`) gets these kernels, (params..., coords..., fields...), writing every assigned
+/// field; with the reserved time t among the parameters they give an exact solution at any t.
+inline constexpr std::string_view kSymbolInitFieldsPoint = "tensorium_init_fields_point";
+inline constexpr std::string_view kSymbolInitFieldsGridScf = "tensorium_init_fields_grid_scf";
+inline constexpr std::string_view kSymbolInitFieldsGridAffine = "tensorium_init_fields_grid_affine";
+/// d/dt of the assigned fields' values (additive; only in modules with an `exact` evolution
+/// boundary): writes the buffers dX, the rates the outer layers follow.
+inline constexpr std::string_view kSymbolInitFieldsRateGridAffine = "tensorium_init_fields_rate_grid_affine";
 inline constexpr std::string_view kSymbolRhsGridScf = "tensorium_rhs_grid_scf";
 inline constexpr std::string_view kSymbolRhsGridAffine = "tensorium_rhs_grid_affine";
 inline constexpr std::string_view kSymbolRhsGridParallel = "tensorium_rhs_grid_parallel";
@@ -78,6 +90,10 @@ inline constexpr std::string_view kKindInitGridAffine = "init_grid_affine";
 inline constexpr std::string_view kKindInitSlicePoint = "init_slice_point";
 inline constexpr std::string_view kKindInitSliceGridScf = "init_slice_grid_scf";
 inline constexpr std::string_view kKindInitSliceGridAffine = "init_slice_grid_affine";
+inline constexpr std::string_view kKindInitFieldsPoint = "init_fields_point";
+inline constexpr std::string_view kKindInitFieldsGridScf = "init_fields_grid_scf";
+inline constexpr std::string_view kKindInitFieldsGridAffine = "init_fields_grid_affine";
+inline constexpr std::string_view kKindInitFieldsRateGridAffine = "init_fields_rate_grid_affine";
 inline constexpr std::string_view kKindRhsGridScf = "rhs_grid_scf";
 inline constexpr std::string_view kKindRhsGridAffine = "rhs_grid_affine";
 inline constexpr std::string_view kKindRhsGridParallel = "rhs_grid_parallel";
@@ -89,11 +105,14 @@ inline constexpr std::string_view kKindSpectralResidualJvp = "spectral_residual_
 inline constexpr std::string_view kKindSpectralResidualGrid = "spectral_residual_grid";
 
 /// Point kernels of initial data: coordinates are scalar arguments.
-constexpr bool isInitPointKind(std::string_view kind) { return kind == kKindInitPoint || kind == kKindInitSlicePoint; }
+constexpr bool isInitPointKind(std::string_view kind) {
+  return kind == kKindInitPoint || kind == kKindInitSlicePoint || kind == kKindInitFieldsPoint;
+}
 /// Grid kernels of initial data over a flat list of points (coordinates are buffers).
 constexpr bool isInitGridKind(std::string_view kind) {
   return kind == kKindInitGridScf || kind == kKindInitGridAffine || kind == kKindInitSliceGridScf ||
-         kind == kKindInitSliceGridAffine;
+         kind == kKindInitSliceGridAffine || kind == kKindInitFieldsGridScf || kind == kKindInitFieldsGridAffine ||
+         kind == kKindInitFieldsRateGridAffine;
 }
 
 /// Boundary rows of a declared elliptic problem (additive): one flat grid kernel per unknown

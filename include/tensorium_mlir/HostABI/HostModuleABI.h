@@ -92,12 +92,19 @@ struct HostSpectralProblemABI {
   std::vector<std::pair<std::string, double>> paramDefaults; // `params { name = value }`
 };
 
+/// `boundary u radiative(value = v, speed = c)` and the like of an evolution block.
+struct HostEvolutionBoundaryABI {
+  std::string field, kind; // kind: periodic, radiative or exact
+  double value = 0, speed = 1;
+};
+
 struct HostModuleABI {
   int64_t version = 0;
   HostSimulationABI simulation;
   std::vector<HostFieldABI> fields;
   std::vector<HostKernelABI> kernels;
   std::vector<HostSpectralProblemABI> spectralProblems;
+  std::vector<HostEvolutionBoundaryABI> evolutionBoundaries;
   /// `--symbol-prefix` of the module; empty for the plain v3 names. Kernel symbols already
   /// carry it.
   std::string symbolPrefix;

@@ -1,6 +1,7 @@
 #pragma once
 // A generated kernel module loaded at run time through its exported module tables.
 #include "tensorium_mlir/Runtime/HostABITypes.h"
+#include "tensorium_mlir/Runtime/EvolutionBoundaryTypes.h"
 #include "tensorium_mlir/Runtime/SpectralProblemTypes.h"
 
 #include <dlfcn.h>
@@ -37,6 +38,13 @@ public:
   const tensorium_spectral_problem_desc *spectralProblems(int32_t &count) const {
     count = 0;
     auto get = reinterpret_cast<tensorium_get_spectral_problems_fn>(dlsym(handle_, "tensorium_get_spectral_problems"));
+    return get ? get(&count) : nullptr;
+  }
+  /// Boundary conditions of evolved fields (additive export; none in modules that declare none).
+  const tensorium_evolution_boundary_desc *evolutionBoundaries(int32_t &count) const {
+    count = 0;
+    auto get = reinterpret_cast<tensorium_get_evolution_boundaries_fn>(
+        dlsym(handle_, "tensorium_get_evolution_boundaries"));
     return get ? get(&count) : nullptr;
   }
 

@@ -80,6 +80,14 @@ struct StudyFile {
   std::string evolutionFixture; ///< evolution: the BSSN fixture, resolved ("": fixtures/gr/bssn_evolution_3d.tn)
   double cfl = 0.25, koSigma = 0.1, eta = 2.0, probeSpacing = 0.5;
 
+  // kind = "system" (tensorium-verify): any system a fixture declares, evolved from its own
+  // initial data on three grids (resolutions, halfWidth, orders[0]) to finalTime, judged against
+  // its initial_data expressions at finalTime ("exact") or by self-convergence at probes ("self").
+  std::string systemFixture; ///< resolved
+  std::vector<std::pair<std::string, double>> systemParameters; ///< by name, as written
+  std::string systemCompare = "exact";
+  double finalTime = 0;
+
   /// "FILE:LINE:COL" of a key's value (of its table, or of the file, when the key is absent).
   std::string locate(const std::string &key) const;
   /// Throws StudyFileError located at `key`.

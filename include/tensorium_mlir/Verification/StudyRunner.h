@@ -9,6 +9,7 @@
 #include "tensorium_mlir/Verification/Report.h"
 #include "tensorium_mlir/Verification/SpacetimeCheck.h"
 #include "tensorium_mlir/Verification/StudyFile.h"
+#include "tensorium_mlir/Verification/SystemStudy.h"
 
 #include <mpi.h>
 
@@ -26,6 +27,7 @@ struct PreparedStudy {
   ConstraintStudy constraints;
   SpacetimeStudy spacetime;
   EvolutionStudy evolution;
+  SystemStudy system;
 };
 
 /// Checks everything a study needs before it runs; throws StudyFileError located at the key.

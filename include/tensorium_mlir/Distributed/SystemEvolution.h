@@ -1,0 +1,92 @@
+#pragma once
+// Any evolution system a module declares, run as the module states it: its evolved fields (the
+// rhs kernel's), parameters by name, initial data and exact solution from its initial_data
+// field assignments (tensorium_init_fields_* kernels, the reserved time t among the
+// parameters), per-field outer boundaries from its evolution boundary table, and its
+// constraints blocks' residual kernels as monitored norms. Nothing here knows BSSN. No MLIR.
+#include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Runtime/KernelModule.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::distributed {
+
+/// A module that cannot be run as a system: the message names what it lacks.
+struct SystemModuleError : DistributedError {
+  using DistributedError::DistributedError;
+};
+
+struct SystemBoundary {
+  std::string field, kind; // periodic, radiative or exact
+  double value = 0, speed = 1;
+};
+
+/// What a module declares, read from its tables.
+struct SystemDescription {
+  std::string rhsKernel;
+  std::vector<std::string> parameters; // module order, t included when the module uses it
+  int timeParameter = -1;
+  std::vector<std::string> evolved;    // fields the rhs kernel evolves, in its order
+  std::vector<std::string> assigned;   // fields initial_data assigns (tensorium_init_fields_*)
+  bool hasRates = false;               // tensorium_init_fields_rate_grid_affine
+  std::vector<SystemBoundary> boundaries;
+  std::vector<std::string> residualKernels, residuals; // constraints: kernels and their outputs
+  bool periodic() const { return !boundaries.empty() && boundaries.front().kind == "periodic"; }
+};
+
+/// Reads the module's tables; refuses (SystemModuleError) a module without a grid rhs kernel.
+SystemDescription describeSystem(const runtime::KernelModule &module);
+
+/// The parameters in module order from `given` (name -> value; t is the run's time and must not
+/// be given). Refuses unknown names and parameters without a value, naming them.
+std::vector<double> systemParameters(const SystemDescription &system, const std::map<std::string, double> &given);
+
+struct SystemGrid {
+  long points = 32;   // per axis, cell-centred on [-extent, extent]^3
+  double extent = 1;
+  int ghost = 0;      // 0: the kernel's stencil radius
+  double spacing() const { return 2 * extent / static_cast<double>(points); }
+};
+
+/// A module evolved from its own initial data with its own boundaries.
+class SystemEvolution {
+public:
+  /// Checks that the module can run (initial data for every evolved field, a boundary for each,
+  /// the rates of exact boundaries) and builds the engine; collective.
+  SystemEvolution(MPI_Comm comm, const runtime::KernelModule &module, const SystemGrid &grid,
+                  std::vector<double> parameters, TimeIntegrator integrator = TimeIntegrator::RK4);
+  ~SystemEvolution();
+
+  DistributedEvolution &engine() { return *engine_; }
+  const SystemDescription &description() const { return system_; }
+  /// The evolved fields from the initial_data expressions at t = time.
+  void initialize(double time = 0);
+
+  struct Norms {
+    std::vector<std::string> names;
+    std::vector<double> l2, max; // root mean square and largest magnitude over the region
+    size_t points = 0;
+  };
+  /// Every constraints output over the owned points two ghost widths from outer faces (all
+  /// points on a periodic grid); collective. Loads the engine's storage.
+  Norms constraintNorms();
+  /// The state minus the initial_data expressions at the present time, per evolved field, over
+  /// every owned point; collective. Meaningful when those expressions are an exact solution.
+  Norms exactErrors();
+
+private:
+  std::vector<double> paramsAt(double t) const;
+  void writeFieldValues(runtime::UniformGridStorage &s, double t);
+  void layerRates(double t, std::span<const std::array<double, 3>> points, std::span<double> out);
+
+  const runtime::KernelModule &module_;
+  SystemDescription system_;
+  std::vector<double> parameters_;
+  std::unique_ptr<DistributedEvolution> engine_;
+  std::unique_ptr<runtime::GeneratedHostStorage> exact_, rates_; // ghosted box; outer-layer points
+};
+
+} // namespace tensorium_mlir::distributed
