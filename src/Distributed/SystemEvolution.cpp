@@ -39,9 +39,14 @@ std::vector<std::string> kernelBuffers(const runtime::UniformGridStorage &s, con
 
 } // namespace
 
-SystemDescription describeSystem(const runtime::KernelModule &module) {
-  const KernelModuleTables tables = moduleTables(module);
-  runtime::GeneratedHostStorage probe(tables.tables, {1, 1, 1});
+SystemModule systemModule(const runtime::KernelModule &module) {
+  int32_t count = 0;
+  const tensorium_evolution_boundary_desc *b = module.evolutionBoundaries(count);
+  return {moduleTables(module), {b, static_cast<size_t>(count)}};
+}
+
+SystemDescription describeSystem(const SystemModule &module) {
+  runtime::GeneratedHostStorage probe(module.tables.tables, {1, 1, 1});
   SystemDescription d;
   if (!hasKernel(probe, kRhsKernel))
     throw SystemModuleError("the module has no evolution kernel (" + std::string(kRhsKernel) +
@@ -60,12 +65,10 @@ SystemDescription describeSystem(const runtime::KernelModule &module) {
   if (hasKernel(probe, kFieldsKernel))
     d.assigned = kernelBuffers(probe, kFieldsKernel, true);
   d.hasRates = hasKernel(probe, kRatesKernel);
-  int32_t count = 0;
-  const tensorium_evolution_boundary_desc *b = module.evolutionBoundaries(count);
-  for (int32_t i = 0; i < count; ++i) {
-    if (b[i].struct_size < static_cast<int32_t>(sizeof(tensorium_evolution_boundary_desc)))
-      throw SystemModuleError("the module's evolution boundary table is older than this runtime; recompile it");
-    d.boundaries.push_back({b[i].field, b[i].kind, b[i].value, b[i].speed});
+  for (const tensorium_evolution_boundary_desc &b : module.boundaries) {
+    if (b.struct_size < static_cast<int32_t>(sizeof(tensorium_evolution_boundary_desc)) || !b.field || !b.kind)
+      throw SystemModuleError("the module's evolution boundary table is older than this runtime or damaged; recompile it");
+    d.boundaries.push_back({b.field, b.kind, b.value, b.speed});
   }
   for (const runtime::KernelBinding &k : probe.kernels())
     if (k.kind == abi::kKindResidualGridParallel) {
@@ -106,7 +109,7 @@ std::vector<double> systemParameters(const SystemDescription &system, const std:
   return out;
 }
 
-SystemEvolution::SystemEvolution(MPI_Comm comm, const runtime::KernelModule &module, const SystemGrid &grid,
+SystemEvolution::SystemEvolution(MPI_Comm comm, const SystemModule &module, const SystemGrid &grid,
                                  std::vector<double> parameters, TimeIntegrator integrator)
     : module_(module), system_(describeSystem(module)), parameters_(std::move(parameters)) {
   const SystemDescription &s = system_;
@@ -156,7 +159,7 @@ SystemEvolution::SystemEvolution(MPI_Comm comm, const runtime::KernelModule &mod
     }
   }
   {
-    runtime::GeneratedHostStorage probe(moduleTables(module).tables, {1, 1, 1});
+    runtime::GeneratedHostStorage probe(module.tables.tables, {1, 1, 1});
     for (const SystemBoundary &b : s.boundaries)
       if (b.kind == "radiative")
         o.radiative.farValues[b.field].assign(probe.bufferInfo(b.field).componentCount, b.value);
@@ -165,7 +168,7 @@ SystemEvolution::SystemEvolution(MPI_Comm comm, const runtime::KernelModule &mod
     o.exact.rates = [this](double t, std::span<const std::array<double, 3>> points, std::span<double> out) {
       layerRates(t, points, out);
     };
-  engine_ = std::make_unique<DistributedEvolution>(comm, moduleTables(module), std::move(o));
+  engine_ = std::make_unique<DistributedEvolution>(comm, module.tables, std::move(o));
 }
 
 SystemEvolution::~SystemEvolution() = default;
@@ -189,7 +192,7 @@ void SystemEvolution::writeFieldValues(runtime::UniformGridStorage &s, double t)
         x[p] = c[0], y[p] = c[1], z[p] = c[2];
       }
   const auto &h = g.spec().spacing;
-  s.invoke(moduleTables(module_).adapters, kFieldsKernel, paramsAt(t), {h[0], h[1], h[2]});
+  s.invoke(module_.tables.adapters, kFieldsKernel, paramsAt(t), {h[0], h[1], h[2]});
 }
 
 void SystemEvolution::initialize(double time) {
@@ -200,13 +203,13 @@ void SystemEvolution::initialize(double time) {
 void SystemEvolution::layerRates(double t, std::span<const std::array<double, 3>> points, std::span<double> out) {
   const size_t n = points.size();
   if (!rates_) {
-    rates_ = std::make_unique<runtime::GeneratedHostStorage>(moduleTables(module_).tables,
+    rates_ = std::make_unique<runtime::GeneratedHostStorage>(module_.tables.tables,
                                                              runtime::GridShape{static_cast<int64_t>(n), 1, 1});
     std::span<double> x = rates_->buffer("x"), y = rates_->buffer("y"), z = rates_->buffer("z");
     for (size_t p = 0; p < n; ++p)
       x[p] = points[p][0], y[p] = points[p][1], z[p] = points[p][2];
   }
-  rates_->invoke(moduleTables(module_).adapters, kRatesKernel, paramsAt(t), {1, 1, 1});
+  rates_->invoke(module_.tables.adapters, kRatesKernel, paramsAt(t), {1, 1, 1});
   const size_t dof = static_cast<size_t>(engine_->grid().dof());
   for (const std::string &name : engine_->options().exact.fields) {
     const EvolvedField &f = engine_->field(name);
@@ -269,7 +272,7 @@ SystemEvolution::Norms SystemEvolution::constraintNorms() {
   e.loadStorage(e.state());
   const auto &h = e.grid().spec().spacing;
   for (const std::string &k : system_.residualKernels)
-    e.storage().invoke(moduleTables(module_).adapters, k, parameters_, {h[0], h[1], h[2]});
+    e.storage().invoke(module_.tables.adapters, k, parameters_, {h[0], h[1], h[2]});
   const runtime::UniformGridStorage &s = e.storage();
   return reduceNorms(
       e, system_.residuals, [&](const std::string &name) { return s.kernelOutput(name, "the constraint norms"); },
@@ -281,7 +284,7 @@ SystemEvolution::Norms SystemEvolution::exactErrors() {
   DistributedEvolution &e = *engine_;
   const Box &b = e.grid().ghosted();
   if (!exact_)
-    exact_ = std::make_unique<runtime::GeneratedHostStorage>(moduleTables(module_).tables,
+    exact_ = std::make_unique<runtime::GeneratedHostStorage>(module_.tables.tables,
                                                              runtime::GridShape{b.extent[0], b.extent[1], b.extent[2]});
   writeFieldValues(*exact_, e.time());
   e.loadStorage(e.state());

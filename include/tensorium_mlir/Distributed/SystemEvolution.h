@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,17 @@ struct SystemDescription {
   bool periodic() const { return !boundaries.empty() && boundaries.front().kind == "periodic"; }
 };
 
+/// A module's tables and its evolution boundary table (empty when it declares none): a loaded
+/// module's, or a linked kernel library's (NAME_tensorium_evolution_boundaries of its header).
+struct SystemModule {
+  KernelModuleTables tables;
+  std::span<const tensorium_evolution_boundary_desc> boundaries;
+};
+SystemModule systemModule(const runtime::KernelModule &module);
+
 /// Reads the module's tables; refuses (SystemModuleError) a module without a grid rhs kernel.
-SystemDescription describeSystem(const runtime::KernelModule &module);
+SystemDescription describeSystem(const SystemModule &module);
+inline SystemDescription describeSystem(const runtime::KernelModule &module) { return describeSystem(systemModule(module)); }
 
 /// The parameters in module order from `given` (name -> value; t is the run's time and must not
 /// be given). Refuses unknown names and parameters without a value, naming them.
@@ -56,8 +66,11 @@ class SystemEvolution {
 public:
   /// Checks that the module can run (initial data for every evolved field, a boundary for each,
   /// the rates of exact boundaries) and builds the engine; collective.
+  SystemEvolution(MPI_Comm comm, const SystemModule &module, const SystemGrid &grid, std::vector<double> parameters,
+                  TimeIntegrator integrator = TimeIntegrator::RK4);
   SystemEvolution(MPI_Comm comm, const runtime::KernelModule &module, const SystemGrid &grid,
-                  std::vector<double> parameters, TimeIntegrator integrator = TimeIntegrator::RK4);
+                  std::vector<double> parameters, TimeIntegrator integrator = TimeIntegrator::RK4)
+      : SystemEvolution(comm, systemModule(module), grid, std::move(parameters), integrator) {}
   ~SystemEvolution();
 
   DistributedEvolution &engine() { return *engine_; }
@@ -82,7 +95,7 @@ private:
   void writeFieldValues(runtime::UniformGridStorage &s, double t);
   void layerRates(double t, std::span<const std::array<double, 3>> points, std::span<double> out);
 
-  const runtime::KernelModule &module_;
+  SystemModule module_;
   SystemDescription system_;
   std::vector<double> parameters_;
   std::unique_ptr<DistributedEvolution> engine_;
