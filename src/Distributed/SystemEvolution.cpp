@@ -49,8 +49,8 @@ SystemDescription describeSystem(const SystemModule &module) {
   runtime::GeneratedHostStorage probe(module.tables.tables, {1, 1, 1});
   SystemDescription d;
   if (!hasKernel(probe, kRhsKernel))
-    throw SystemModuleError("the module has no evolution kernel (" + std::string(kRhsKernel) +
-                            "): it needs an 'evolution' block with 'dt' assignments and 'scheme = fd'");
+    throw SystemModuleError("the module has no " + std::string(kRhsKernel) +
+                            " kernel to evolve with: it needs an 'evolution' block with 'dt' assignments and 'scheme = fd'");
   d.rhsKernel = kRhsKernel;
   d.parameters = probe.paramNames();
   for (size_t i = 0; i < d.parameters.size(); ++i)

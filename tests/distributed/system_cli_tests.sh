@@ -86,7 +86,7 @@ constraints C {
   residual r = laplacian(u)
 }
 TN
-refused "the module has no evolution kernel" --fixture no_rhs.tn
+refused "the module has no tensorium_rhs_grid_parallel kernel" --fixture no_rhs.tn
 printf 'a = 1\nlam = "x"\n' > bad.toml
 refused "'lam' must be a number" --fixture "$maxwell" --param-file bad.toml
 printf 'a = 1\nlam = 0.1\n' > good.toml
