@@ -107,6 +107,12 @@ function(tensorium_add_kernel NAME)
       "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count);\n"
       "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count) {\n"
       "  *count = ${P}TENSORIUM_EVOLUTION_BOUNDARY_COUNT;\n  return ${p}tensorium_evolution_boundaries;\n}\n"
+      "#endif\n"
+      "#ifdef ${P}TENSORIUM_SYSTEM_PARAM_DEFAULT_COUNT\n"
+      "const double *tensorium_get_system_param_defaults(int32_t *count, const char *const **names);\n"
+      "const double *tensorium_get_system_param_defaults(int32_t *count, const char *const **names) {\n"
+      "  *count = ${P}TENSORIUM_SYSTEM_PARAM_DEFAULT_COUNT;\n  *names = ${p}tensorium_system_param_default_names;\n"
+      "  return ${p}tensorium_system_param_default_values;\n}\n"
       "#endif\n")
     configure_file("${exports}.in" "${exports}" COPYONLY)
     add_library(${NAME} MODULE "${object}" "${exports}")

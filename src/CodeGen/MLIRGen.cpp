@@ -183,8 +183,15 @@ mlir::OwningOpRef<mlir::ModuleOp> emitModule(mlir::MLIRContext &context, const s
   (*module)->setAttr(sv(abi::kAttrModuleFields), builder.getArrayAttr(fieldAttrs));
   if (mlir::ArrayAttr problems = spectralProblemAttributes(builder, source))
     (*module)->setAttr(sv(abi::kAttrModuleSpectralProblems), problems);
-  if (mlir::ArrayAttr boundaries = evolutionBoundaryAttributes(builder, source))
+  if (mlir::ArrayAttr boundaries = evolutionBoundaryAttributes(builder, source)) {
     (*module)->setAttr(sv(abi::kAttrModuleEvolutionBoundaries), boundaries);
+    llvm::SmallVector<mlir::NamedAttribute> defaults;
+    for (const frontend::ParamDecl &p : source.params)
+      if (p.defaultValue)
+        defaults.push_back(builder.getNamedAttr(p.name, builder.getF64FloatAttr(*p.defaultValue)));
+    if (!defaults.empty())
+      (*module)->setAttr(sv(abi::kAttrModuleSystemParamDefaults), builder.getDictionaryAttr(defaults));
+  }
   emitKernels(*module, loc, kernels, options);
   return module;
 }

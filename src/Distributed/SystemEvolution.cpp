@@ -40,9 +40,14 @@ std::vector<std::string> kernelBuffers(const runtime::UniformGridStorage &s, con
 } // namespace
 
 SystemModule systemModule(const runtime::KernelModule &module) {
-  int32_t count = 0;
+  int32_t count = 0, defaults = 0;
   const tensorium_evolution_boundary_desc *b = module.evolutionBoundaries(count);
-  return {moduleTables(module), {b, static_cast<size_t>(count)}};
+  const char *const *names = nullptr;
+  const double *values = module.systemParamDefaults(defaults, names);
+  return {moduleTables(module),
+          {b, static_cast<size_t>(count)},
+          {names, static_cast<size_t>(defaults)},
+          {values, static_cast<size_t>(defaults)}};
 }
 
 SystemDescription describeSystem(const SystemModule &module) {
@@ -70,6 +75,11 @@ SystemDescription describeSystem(const SystemModule &module) {
       throw SystemModuleError("the module's evolution boundary table is older than this runtime or damaged; recompile it");
     d.boundaries.push_back({b.field, b.kind, b.value, b.speed});
   }
+  if (module.defaultNames.size() != module.defaultValues.size())
+    throw SystemModuleError("the module's parameter defaults are damaged: names and values differ in number");
+  for (size_t i = 0; i < module.defaultNames.size(); ++i)
+    if (module.defaultNames[i])
+      d.defaults[module.defaultNames[i]] = module.defaultValues[i];
   for (const runtime::KernelBinding &k : probe.kernels())
     if (k.kind == abi::kKindResidualGridParallel) {
       d.residualKernels.push_back(k.symbol);
@@ -98,14 +108,18 @@ std::vector<double> systemParameters(const SystemDescription &system, const std:
       continue;
     }
     auto found = given.find(system.parameters[i]);
-    if (found == given.end())
-      missing.push_back(system.parameters[i]);
-    else
+    auto declared = system.defaults.find(system.parameters[i]);
+    if (found != given.end())
       out.push_back(found->second);
+    else if (declared != system.defaults.end())
+      out.push_back(declared->second);
+    else
+      missing.push_back(system.parameters[i]);
   }
   if (!missing.empty())
     throw SystemModuleError("no value for parameter" + std::string(missing.size() > 1 ? "s " : " ") + joined(missing) +
-                            "; give --param NAME=VALUE (or the study's parameters table)");
+                            "; give --param NAME=VALUE (or the study's parameters table), or declare a default in the "
+                            "fixture ('params { NAME = VALUE }')");
   return out;
 }
 

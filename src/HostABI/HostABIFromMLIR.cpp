@@ -152,6 +152,11 @@ HostModuleABI buildHostModuleABI(mlir::ModuleOp module) {
         abi.evolutionBoundaries.push_back(std::move(b));
       }
 
+  if (auto defaults = mod->getAttrOfType<mlir::DictionaryAttr>(ref(kAttrModuleSystemParamDefaults)))
+    for (mlir::NamedAttribute nd : defaults)
+      if (auto f = mlir::dyn_cast<mlir::FloatAttr>(nd.getValue()))
+        abi.systemParamDefaults.push_back({nd.getName().str(), f.getValueAsDouble()});
+
   for (auto func : module.getOps<mlir::func::FuncOp>()) {
     mlir::Operation *op = func.getOperation();
     if (!op->hasAttr(ref(kAttrVersion)))

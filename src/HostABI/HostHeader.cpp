@@ -296,6 +296,18 @@ void emitEvolutionBoundaries(const HostModuleABI &abi, std::ostream &os) {
     os << "  {(int32_t)sizeof(tensorium_evolution_boundary_desc), " << quoted(b.field) << ", " << quoted(b.kind) << ", "
        << number(b.value) << ", " << number(b.speed) << "},\n";
   os << "};\n\n";
+  if (abi.systemParamDefaults.empty())
+    return;
+  const size_t n = abi.systemParamDefaults.size();
+  os << "#define TENSORIUM_SYSTEM_PARAM_DEFAULT_COUNT " << n << "\n";
+  os << "static const char *const tensorium_system_param_default_names[" << n << "] TENSORIUM_MAYBE_UNUSED = {";
+  for (size_t i = 0; i < n; ++i)
+    os << (i ? ", " : "") << quoted(abi.systemParamDefaults[i].first);
+  os << "};\n";
+  os << "static const double tensorium_system_param_default_values[" << n << "] TENSORIUM_MAYBE_UNUSED = {";
+  for (size_t i = 0; i < n; ++i)
+    os << (i ? ", " : "") << number(abi.systemParamDefaults[i].second);
+  os << "};\n\n";
 }
 
 /// Declared elliptic problems: the embedded type block and one descriptor per problem. Nothing

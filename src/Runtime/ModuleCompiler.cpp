@@ -54,6 +54,12 @@ std::string moduleExports(const std::string &header) {
          "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count);\n"
          "const tensorium_evolution_boundary_desc *tensorium_get_evolution_boundaries(int32_t *count) {\n"
          "  *count = TENSORIUM_EVOLUTION_BOUNDARY_COUNT;\n  return tensorium_evolution_boundaries;\n}\n"
+         "#endif\n"
+         "#ifdef TENSORIUM_SYSTEM_PARAM_DEFAULT_COUNT\n"
+         "const double *tensorium_get_system_param_defaults(int32_t *count, const char *const **names);\n"
+         "const double *tensorium_get_system_param_defaults(int32_t *count, const char *const **names) {\n"
+         "  *count = TENSORIUM_SYSTEM_PARAM_DEFAULT_COUNT;\n  *names = tensorium_system_param_default_names;\n"
+         "  return tensorium_system_param_default_values;\n}\n"
          "#endif\n";
 }
 } // namespace

@@ -27,7 +27,8 @@ run_pair() {
   done
 }
 run_pair maxwell "$systems/maxwell_plane_gauge_wave_3d.tn" 1 20 0.2 --param a=1 --param lam=0.1
-run_pair pulse "$systems/scalar_pulse_radiative_3d.tn" 3 24 1 --param amp=1 --param s0=0.6
+# The pulse's parameters come from the defaults its fixture declares.
+run_pair pulse "$systems/scalar_pulse_radiative_3d.tn" 3 24 1
 run_pair klein_gordon "$systems/klein_gordon_quartic_3d.tn" 1 20 0.2 --param amp=1 --param m2=1 --param lam=5
 
 # Refusals name what is missing. Each case: expected message, then the arguments.
@@ -44,6 +45,7 @@ refused() {
 }
 maxwell=$systems/maxwell_plane_gauge_wave_3d.tn
 refused "no value for parameter 'lam'" --fixture "$maxwell" --param a=1
+refused "no value for parameters 'm2', 'lam'" --fixture "$systems/klein_gordon_quartic_3d.tn" --param amp=1
 refused "the module has no parameter 'c'" --fixture "$maxwell" --param a=1 --param lam=0 --param c=1
 refused "'t' is the time of the run" --fixture "$maxwell" --param a=1 --param lam=0 --param t=1
 refused "--b, --eta apply to BSSN runs only" --fixture "$maxwell" --param a=1 --param lam=0 --b 2 --eta 1

@@ -35,6 +35,7 @@ struct SystemDescription {
   bool hasRates = false;               // tensorium_init_fields_rate_grid_affine
   std::vector<SystemBoundary> boundaries;
   std::vector<std::string> residualKernels, residuals; // constraints: kernels and their outputs
+  std::map<std::string, double> defaults;                // declared parameter defaults
   bool periodic() const { return !boundaries.empty() && boundaries.front().kind == "periodic"; }
 };
 
@@ -43,6 +44,9 @@ struct SystemDescription {
 struct SystemModule {
   KernelModuleTables tables;
   std::span<const tensorium_evolution_boundary_desc> boundaries;
+  /// Declared parameter defaults (NAME_tensorium_system_param_default_names / _values).
+  std::span<const char *const> defaultNames;
+  std::span<const double> defaultValues;
 };
 SystemModule systemModule(const runtime::KernelModule &module);
 
@@ -51,7 +55,8 @@ SystemDescription describeSystem(const SystemModule &module);
 inline SystemDescription describeSystem(const runtime::KernelModule &module) { return describeSystem(systemModule(module)); }
 
 /// The parameters in module order from `given` (name -> value; t is the run's time and must not
-/// be given). Refuses unknown names and parameters without a value, naming them.
+/// be given), else their declared defaults. Refuses unknown names and parameters without a
+/// value, naming them.
 std::vector<double> systemParameters(const SystemDescription &system, const std::map<std::string, double> &given);
 
 struct SystemGrid {

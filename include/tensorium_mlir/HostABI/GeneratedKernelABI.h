@@ -43,6 +43,9 @@ inline constexpr std::string_view kAttrModuleSpectralProblems = "tensorium.abi.s
 /// Boundary conditions of evolved fields (additive; present only when an evolution block
 /// declares one): an array of {field, kind, value, speed}.
 inline constexpr std::string_view kAttrModuleEvolutionBoundaries = "tensorium.abi.evolution_boundaries";
+/// Parameter defaults (`params { c = 1 }`) of a module that declares evolution boundaries (a
+/// system that tensorium-evolve runs as it declares it): a dictionary name -> value, additive.
+inline constexpr std::string_view kAttrModuleSystemParamDefaults = "tensorium.abi.system_param_defaults";
 
 // Attribute values.
 inline constexpr std::string_view kMemoryLayoutSoAComponentMajor = "soa_component_major";

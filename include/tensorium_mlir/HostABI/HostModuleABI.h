@@ -105,6 +105,7 @@ struct HostModuleABI {
   std::vector<HostKernelABI> kernels;
   std::vector<HostSpectralProblemABI> spectralProblems;
   std::vector<HostEvolutionBoundaryABI> evolutionBoundaries;
+  std::vector<std::pair<std::string, double>> systemParamDefaults; // with evolution boundaries only
   /// `--symbol-prefix` of the module; empty for the plain v3 names. Kernel symbols already
   /// carry it.
   std::string symbolPrefix;

@@ -20,5 +20,8 @@ typedef struct tensorium_evolution_boundary_desc {
 } tensorium_evolution_boundary_desc;
 
 typedef const tensorium_evolution_boundary_desc *(*tensorium_get_evolution_boundaries_fn)(int32_t *count);
+/* The parameters' declared defaults (`params { c = 1 }`) of such a module: returns the values and
+ * sets *names to their names (absent in modules without defaults). */
+typedef const double *(*tensorium_get_system_param_defaults_fn)(int32_t *count, const char *const **names);
 
 #endif /* TENSORIUM_EVOLUTION_BOUNDARY_TYPES_V3 */

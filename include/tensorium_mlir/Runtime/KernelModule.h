@@ -47,6 +47,14 @@ public:
         dlsym(handle_, "tensorium_get_evolution_boundaries"));
     return get ? get(&count) : nullptr;
   }
+  /// Declared parameter defaults of a module with evolution boundaries (none otherwise).
+  const double *systemParamDefaults(int32_t &count, const char *const *&names) const {
+    count = 0;
+    names = nullptr;
+    auto get = reinterpret_cast<tensorium_get_system_param_defaults_fn>(
+        dlsym(handle_, "tensorium_get_system_param_defaults"));
+    return get ? get(&count, &names) : nullptr;
+  }
 
 private:
   void *handle_ = nullptr;
