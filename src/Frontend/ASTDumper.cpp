@@ -209,6 +209,14 @@ private:
     }
   }
 
+  /// The target's indices with the field's variances.
+  static std::vector<TypedIndex> typedTarget(const Stmt &s) {
+    std::vector<TypedIndex> typed;
+    for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
+      typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
+    return typed;
+  }
+
   void statement(const Stmt &s, unsigned depth) {
     switch (s.kind) {
     case StmtKind::Temporary: {
@@ -220,34 +228,21 @@ private:
     }
     case StmtKind::DtAssign: {
       line(depth) << "Dt " << s.target;
-      if (s.field) {
-        std::vector<TypedIndex> typed;
-        for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
-          typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
-        os_ << indices(typed);
-      }
+      if (s.field)
+        os_ << indices(typedTarget(s));
       os_ << loc(s.targetRange) << '\n';
       break;
     }
-    case StmtKind::FieldValue: {
+    case StmtKind::FieldValue:
       line(depth) << "FieldValue " << s.target;
-      if (s.field && !s.targetIndices.empty()) {
-        std::vector<TypedIndex> typed;
-        for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
-          typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
-        os_ << indices(typed);
-      }
+      if (s.field && !s.targetIndices.empty())
+        os_ << indices(typedTarget(s));
       os_ << loc(s.targetRange) << '\n';
       break;
-    }
     case StmtKind::Residual:
       line(depth) << "Residual " << s.target;
-      if (s.field && !s.targetIndices.empty()) {
-        std::vector<TypedIndex> typed;
-        for (size_t i = 0; i < s.targetIndices.size() && i < s.field->variances.size(); ++i)
-          typed.push_back({s.targetIndices[i].name, s.field->variances[i], s.field->space, {}});
-        os_ << indices(typed);
-      }
+      if (s.field && !s.targetIndices.empty())
+        os_ << indices(typedTarget(s));
       if (!s.forUnknown.empty())
         os_ << " for " << s.forUnknown;
       os_ << loc(s.targetRange) << '\n';

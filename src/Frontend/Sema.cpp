@@ -1048,18 +1048,23 @@ private:
       d_.note(it->second, "previous 'dt' assignment is here");
       return;
     }
-    unsigned rank = tensorTypeRank(f->type);
+    if (rhs && targetRankMatches(s, *f))
+      checkAssignmentIndices(s, *rhs, f);
+  }
+
+  /// The target of `dt X[...]` or `X[...] = ` carries as many indices as the field's rank.
+  bool targetRankMatches(const Stmt &s, const FieldDecl &f) {
+    const unsigned rank = tensorTypeRank(f.type);
     if (rank == 0 && s.targetHasIndexList) {
-      d_.error(s.targetRange, "scalar field '" + f->name + "' takes no indices");
-      return;
+      d_.error(s.targetRange, "scalar field '" + f.name + "' takes no indices");
+      return false;
     }
     if (s.targetIndices.size() != rank) {
-      d_.error(s.targetRange, "field '" + f->name + "' has rank " + std::to_string(rank) +
-                                  " but is written with " + plural(s.targetIndices.size(), "index"));
-      return;
+      d_.error(s.targetRange, "field '" + f.name + "' has rank " + std::to_string(rank) + " but is written with " +
+                                  plural(s.targetIndices.size(), "index"));
+      return false;
     }
-    if (rhs)
-      checkAssignmentIndices(s, *rhs, f);
+    return true;
   }
 
   void checkResidual(Stmt &s) {
@@ -1314,17 +1319,7 @@ private:
       d_.note(it->second, "previous assignment is here");
       return;
     }
-    unsigned rank = tensorTypeRank(f->type);
-    if (rank == 0 && s.targetHasIndexList) {
-      d_.error(s.targetRange, "scalar field '" + f->name + "' takes no indices");
-      return;
-    }
-    if (s.targetIndices.size() != rank) {
-      d_.error(s.targetRange, "field '" + f->name + "' has rank " + std::to_string(rank) + " but is written with " +
-                                  plural(s.targetIndices.size(), "index"));
-      return;
-    }
-    if (rhs && checkAssignmentIndices(s, *rhs, f) && rank == 0)
+    if (rhs && targetRankMatches(s, *f) && checkAssignmentIndices(s, *rhs, f) && tensorTypeRank(f->type) == 0)
       requireScalar(*rhs, s.value->range, "a scalar field's initial value");
   }
 

@@ -275,20 +275,23 @@ void emitSpectralTables(const HostModuleABI &abi, std::ostream &os) {
   os << "};\n\n";
 }
 
+/// A double as a C literal that reads back exactly (shortest round trip, always with a point or
+/// an exponent).
+std::string number(double v) {
+  char buf[64];
+  auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  std::string t(buf, end);
+  if (t.find_first_of(".eEn") == std::string::npos)
+    t += ".0";
+  return t;
+}
+
 /// Boundary conditions of evolved fields: the embedded type block and one descriptor per
 /// condition. Nothing at all when the module declares none (its header stays as it was).
 void emitEvolutionBoundaries(const HostModuleABI &abi, std::ostream &os) {
   if (abi.evolutionBoundaries.empty())
     return;
   os << kEvolutionBoundaryTypesText << "\n";
-  auto number = [](double v) {
-    char buf[64];
-    auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    std::string t(buf, end);
-    if (t.find_first_of(".eEn") == std::string::npos)
-      t += ".0";
-    return t;
-  };
   os << "#define TENSORIUM_EVOLUTION_BOUNDARY_COUNT " << abi.evolutionBoundaries.size() << "\n";
   os << "static const tensorium_evolution_boundary_desc tensorium_evolution_boundaries["
      << abi.evolutionBoundaries.size() << "] TENSORIUM_MAYBE_UNUSED = {\n";
@@ -322,14 +325,6 @@ void emitSpectralProblems(const HostModuleABI &abi, std::ostream &os) {
       if (abi.kernels[i].symbol == symbol)
         return static_cast<int>(i);
     return -1;
-  };
-  auto number = [](double v) {
-    char buf[64];
-    auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-    std::string t(buf, end);
-    if (t.find_first_of(".eEn") == std::string::npos)
-      t += ".0";
-    return t;
   };
   for (size_t pi = 0; pi < abi.spectralProblems.size(); ++pi) {
     const HostSpectralProblemABI &p = abi.spectralProblems[pi];
