@@ -31,12 +31,13 @@ std::string exact(double v) {
 /// while its final flush has no space, and a failed close leaves it in a state that crashes
 /// HDF5 later, at the latest inside MPI_Finalize. The file is incomplete anyway: it is emptied
 /// first, which frees the space the flush needs, then closed with every object the failed
-/// write left open (the parallel file driver closes only a file without open objects).
-/// Collective.
-void abandonFile(MPI_Comm comm, const std::string &path, PetscViewer &viewer) {
+/// write left open (the parallel file driver closes only a file without open objects). A file
+/// that was only read (`emptied` false: a refused restart) is closed the same way and kept as it
+/// is: it is the user's data. Collective.
+void abandonFile(MPI_Comm comm, const std::string &path, PetscViewer &viewer, bool emptied) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  if (rank == 0 && truncate(path.c_str(), 0) != 0)
+  if (emptied && rank == 0 && truncate(path.c_str(), 0) != 0)
     std::perror(path.c_str());
   MPI_Barrier(comm);
   if (PetscViewerDestroy(&viewer) == 0)
@@ -65,17 +66,19 @@ void abandonFile(MPI_Comm comm, const std::string &path, PetscViewer &viewer) {
 }
 
 /// An HDF5 file open through PETSc's viewer for one scope; when the scope ends by an exception
-/// (a failed write), the file is abandoned as above.
+/// (a failed write, a refused checkpoint), the file is abandoned as above, emptied only when it
+/// was opened for writing.
 class Viewer {
 public:
-  Viewer(MPI_Comm comm, const std::string &path, PetscFileMode mode) : comm_(comm), path_(path) {
+  Viewer(MPI_Comm comm, const std::string &path, PetscFileMode mode)
+      : comm_(comm), path_(path), written_(mode != FILE_MODE_READ) {
     checkPetsc(PetscViewerHDF5Open(comm, path.c_str(), mode, &viewer_), ("opening HDF5 file " + path).c_str());
   }
   ~Viewer() {
     if (!viewer_)
       return;
     if (std::uncaught_exceptions() > exceptionsAtOpen_)
-      abandonFile(comm_, path_, viewer_);
+      abandonFile(comm_, path_, viewer_, written_);
     else
       PetscViewerDestroy(&viewer_);
   }
@@ -84,6 +87,7 @@ public:
 private:
   MPI_Comm comm_;
   std::string path_;
+  bool written_;
   PetscViewer viewer_ = nullptr;
   int exceptionsAtOpen_ = std::uncaught_exceptions();
 };

@@ -96,9 +96,12 @@ SystemRunResult runSystemEvolution(SystemEvolution &s, const SystemRunSettings &
   if (!(steps <= 1e12))
     throw DistributedError("the final time takes more than 1e12 steps");
   const long lastStep = std::max(0L, static_cast<long>(steps));
-  // The last step lands exactly on the final time: dt shrinks by at most one part in lastStep.
-  if (lastStep > 0)
-    result.dt = settings.finalTime / static_cast<double>(lastStep);
+  // Steps of dt = cfl h whatever the final time (so that a run continued from a checkpoint takes
+  // the same steps as one that never stopped); only a last step that dt would overshoot is
+  // shortened to land on the final time.
+  if (e.stepNumber() > lastStep)
+    throw DistributedError("the restart file is at step " + std::to_string(e.stepNumber()) + " (t = " +
+                           std::to_string(e.time()) + "), past the final time " + std::to_string(settings.finalTime));
   const bool exact = s.description().timeParameter >= 0;
   if (rank == 0 && !settings.quiet) {
     const auto p = e.grid().ranksPerAxis();
@@ -144,14 +147,19 @@ SystemRunResult runSystemEvolution(SystemEvolution &s, const SystemRunSettings &
   if (snapshots)
     snapshots->write(e);
   while (e.stepNumber() < lastStep) {
-    e.advance(1, result.dt);
+    const double remaining = settings.finalTime - e.time();
+    e.advance(1, e.stepNumber() + 1 == lastStep && remaining < result.dt * (1 - 1e-9) ? remaining : result.dt);
     ++result.steps;
     const bool last = e.stepNumber() == lastStep;
     if (e.stepNumber() % settings.monitorEvery == 0 || last)
       report(true);
     if (snapshots && settings.outputEvery && e.stepNumber() % settings.outputEvery == 0)
       snapshots->write(e);
+    if (settings.checkpointEvery && e.stepNumber() % settings.checkpointEvery == 0)
+      writeCheckpoint(e, settings.checkpoint, {});
   }
+  if (!settings.checkpoint.empty() && (!settings.checkpointEvery || e.stepNumber() % settings.checkpointEvery != 0))
+    writeCheckpoint(e, settings.checkpoint, {});
   if (lastStep == 0 && rank == 0 && !settings.quiet)
     std::printf("final time 0: no steps to take\n");
   if (rank == 0 && !settings.quiet) {

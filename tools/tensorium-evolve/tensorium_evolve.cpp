@@ -184,10 +184,10 @@ CommandLine commandLine(Options &o) {
               [&o](const std::string &v) { o.run.output = v; })
       .option("--h5-every", "K", "a snapshot every K steps (default 10)",
               [&o](const std::string &v) { o.run.outputEvery = parseInteger("--h5-every", v, 1, 1L << 40); })
-      .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", bssn("--checkpoint", [&o](const std::string &v) { o.run.checkpoint = v; }))
+      .option("--checkpoint", "FILE.h5", "checkpoints (with --checkpoint-every)", [&o](const std::string &v) { o.run.checkpoint = v; })
       .option("--checkpoint-every", "K", "a checkpoint every K steps",
-              bssn("--checkpoint-every", [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); }))
-      .option("--restart", "FILE.h5", "continue from a checkpoint", bssn("--restart", [&o](const std::string &v) { o.restart = v; }))
+              [&o](const std::string &v) { o.run.checkpointEvery = parseInteger("--checkpoint-every", v, 1, 1L << 40); })
+      .option("--restart", "FILE.h5", "continue from a checkpoint", [&o](const std::string &v) { o.restart = v; })
       .renamed("--grid", "--resolution")
       .renamed("--npoints", "--initial-data-resolution")
       .renamed("--output", "--h5")
@@ -267,18 +267,25 @@ int runSystem(const Options &o, const runtime::KernelModule &module, int rank) {
   }
   const SystemDescription system = describeSystem(module);
   SystemEvolution s(PETSC_COMM_WORLD, module, {o.grid, o.extent, o.ghost}, systemParameters(system, o.params), o.integrator);
-  s.initialize(0);
+  if (o.restart.empty())
+    s.initialize(0);
+  else
+    readCheckpoint(s.engine(), o.restart);
   if (rank == 0) {
     std::string fields;
     for (const std::string &f : system.evolved)
       fields += (fields.empty() ? "" : ", ") + f;
-    std::printf("system %s: fields %s; initial data from its initial_data block\n",
-                (o.fixture.empty() ? o.module : o.fixture).c_str(), fields.c_str());
+    std::printf("system %s: fields %s; %s\n", (o.fixture.empty() ? o.module : o.fixture).c_str(), fields.c_str(),
+                o.restart.empty() ? "initial data from its initial_data block"
+                                  : ("restarted from " + o.restart + " at t = " + std::to_string(s.engine().time()) +
+                                     ", step " + std::to_string(s.engine().stepNumber()))
+                                        .c_str());
   }
   SystemRunSettings run;
   run.finalTime = o.run.finalTime, run.cfl = o.run.cfl;
   run.monitorEvery = o.run.monitorEvery, run.outputEvery = o.run.outputEvery;
   run.monitorFile = o.run.monitorFile, run.output = o.run.output;
+  run.checkpoint = o.run.checkpoint, run.checkpointEvery = o.run.checkpointEvery;
   runSystemEvolution(s, run);
   return 0;
 }
