@@ -127,4 +127,11 @@ double richardsonExtrapolate(double coarse, double fine, double hc, double hf, d
   return fine + (fine - coarse) / (std::pow(hc / hf, p) - 1);
 }
 
+double rmsDifference(const std::vector<double> &a, const std::vector<double> &b, size_t points) {
+  double sum = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+    sum += (a[i] - b[i]) * (a[i] - b[i]);
+  return std::sqrt(sum / static_cast<double>(points));
+}
+
 } // namespace tensorium_mlir::verification

@@ -122,13 +122,6 @@ GridRun evolve(const EvolutionStudy &study, int n, const physics::TwoPunctureSol
   return out;
 }
 
-double l2Difference(const std::vector<double> &a, const std::vector<double> &b, size_t probes) {
-  double sum = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    sum += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(sum / static_cast<double>(probes));
-}
-
 } // namespace
 
 void runEvolutionStudy(const EvolutionStudy &study, Report &report) {
@@ -169,8 +162,8 @@ void runEvolutionStudy(const EvolutionStudy &study, Report &report) {
     std::string failing, exact;
     std::vector<SelfConvergenceFailure> failingOrders;
     for (size_t f = 0; f < kFieldCount; ++f) {
-      const double d12 = l2Difference(runs[0].samples[ti][f], runs[1].samples[ti][f], probes.size());
-      const double d23 = l2Difference(runs[1].samples[ti][f], runs[2].samples[ti][f], probes.size());
+      const double d12 = rmsDifference(runs[0].samples[ti][f], runs[1].samples[ti][f], probes.size());
+      const double d23 = rmsDifference(runs[1].samples[ti][f], runs[2].samples[ti][f], probes.size());
       const double p = selfConvergenceOrder(d12, d23, runs[0].h, runs[1].h, runs[2].h);
       const bool roundOff = d12 <= 1e-12 && d23 <= 1e-12;
       std::snprintf(line, sizeof line, "%12s %14.4e %14.4e %s%s\n", kFields[f], d12, d23, orderText(p, 9).c_str(),

@@ -62,13 +62,6 @@ GridRun evolve(const SystemStudy &study, int n, const std::vector<std::array<dou
   return out;
 }
 
-double rmsDifference(const std::vector<double> &a, const std::vector<double> &b, size_t probes) {
-  double sum = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    sum += (a[i] - b[i]) * (a[i] - b[i]);
-  return std::sqrt(sum / static_cast<double>(probes));
-}
-
 /// One row per quantity: three norms, both pairs' orders; a verdict on the finest pair.
 struct OrderTable {
   const SystemStudy &study;

@@ -16,6 +16,9 @@ double observedOrder(double coarse, double fine, double hc, double hf);
 /// order exists (NaN: the first resolution, or data exact to round-off).
 std::string orderText(double order, int width = 8);
 
+/// Root mean square over `points` probes of a - b (values probe-major, components within).
+double rmsDifference(const std::vector<double> &a, const std::vector<double> &b, size_t points);
+
 /// Observed orders along one series of resolutions: add() returns the order between the
 /// previous value and this one (NaN for the first); within() judges the finest pair.
 class OrderSeries {
