@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 
 namespace tensorium_mlir::distributed {
@@ -24,11 +25,30 @@ DistributedEvolution::Options bssnEvolutionOptions(const BssnRunOptions &o) {
   return eo;
 }
 
-void prepareBssnEvolution(DistributedEvolution &e) {
+SystemHooks bssnSystemHooks(const BssnRunOptions &o, DistributedEvolution::StorageHook initialData) {
+  const DistributedEvolution::Options eo = bssnEvolutionOptions(o);
+  SystemHooks hooks;
+  hooks.grid = eo.grid;
+  hooks.radiative = eo.radiative;
+  hooks.initialData = std::move(initialData);
+  hooks.preRhs = [](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); };
+  hooks.postStep = bssnAlgebraicConstraints();
+  return hooks;
+}
+
+std::vector<double> bssnParameters(const SystemDescription &system, const BssnRunOptions &o) {
+  const std::map<std::string, double> gauge{
+      {"eta", o.eta}, {"slicing", 1.0}, {"shift_driver", 0.75}, {"ko_sigma", o.koSigma}, {"shift_advect", 1.0}};
+  std::map<std::string, double> given;
+  for (const std::string &name : system.parameters)
+    if (auto found = gauge.find(name); found != gauge.end())
+      given.insert(*found);
+  return systemParameters(system, given);
+}
+
+void checkBssnFields(const DistributedEvolution &e) {
   for (const char *name : kBssnFields)
     e.field(name);
-  e.setPreRhsHook([](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); });
-  e.setPostStepHook(bssnAlgebraicConstraints());
 }
 
 void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,

@@ -124,8 +124,9 @@ std::vector<double> systemParameters(const SystemDescription &system, const std:
 }
 
 SystemEvolution::SystemEvolution(MPI_Comm comm, const SystemModule &module, const SystemGrid &grid,
-                                 std::vector<double> parameters, TimeIntegrator integrator)
-    : module_(module), system_(describeSystem(module)), parameters_(std::move(parameters)) {
+                                 std::vector<double> parameters, TimeIntegrator integrator, SystemHooks hooks)
+    : module_(module), system_(describeSystem(module)), parameters_(std::move(parameters)),
+      initialData_(std::move(hooks.initialData)) {
   const SystemDescription &s = system_;
   if (parameters_.size() != s.parameters.size())
     throw SystemModuleError("the module takes " + std::to_string(s.parameters.size()) + " parameters, got " +
@@ -139,31 +140,39 @@ SystemEvolution::SystemEvolution(MPI_Comm comm, const SystemModule &module, cons
     if (std::none_of(s.boundaries.begin(), s.boundaries.end(), [&](const SystemBoundary &b) { return b.field == f; }))
       noBoundary.push_back(f);
   }
-  if (!noData.empty())
+  if (!noData.empty() && !initialData_)
     throw SystemModuleError("the module's initial_data do not assign the evolved field" +
                             std::string(noData.size() > 1 ? "s " : " ") + joined(noData) + " (write, e.g., '" +
                             noData.front() + " = ...' in its 'initial_data' block)");
-  if (!noBoundary.empty())
+  if (!noBoundary.empty() && !hooks.grid)
     throw SystemModuleError("the module declares no boundary condition for the evolved field" +
                             std::string(noBoundary.size() > 1 ? "s " : " ") + joined(noBoundary) + " (write, e.g., 'boundary " +
                             noBoundary.front() + " periodic' or 'boundary " + noBoundary.front() +
                             " radiative(value = 0, speed = 1)' in its 'evolution' block)");
-  if (!(grid.extent > 0) || grid.points < 1)
+  if (!hooks.grid && (!(grid.extent > 0) || grid.points < 1))
     throw SystemModuleError("the grid needs a positive extent and at least one point per axis");
 
   DistributedEvolution::Options o;
   o.rhsKernel = s.rhsKernel;
   o.params = parameters_;
   o.integrator = integrator;
-  const double h = grid.spacing();
-  // Cell-centred points x_i = -L + (i + 1/2) h, as in every run of the project.
-  o.grid = {{grid.points, grid.points, grid.points}, {-grid.extent + h / 2, -grid.extent + h / 2, -grid.extent + h / 2},
-            {h, h, h}, grid.ghost, s.periodic() ? Boundary::Periodic : Boundary::Radiative};
+  if (hooks.grid) {
+    o.grid = *hooks.grid;
+  } else {
+    const double h = grid.spacing();
+    // Cell-centred points x_i = -L + (i + 1/2) h, as in every run of the project.
+    o.grid = {{grid.points, grid.points, grid.points}, {-grid.extent + h / 2, -grid.extent + h / 2, -grid.extent + h / 2},
+              {h, h, h}, grid.ghost, s.periodic() ? Boundary::Periodic : Boundary::Radiative};
+  }
+  // The module's radiative and exact entries serve radiative faces only (a run's periodic or
+  // open grid overrides them).
+  const bool moduleFaces = o.grid.boundary == Boundary::Radiative;
   for (const SystemBoundary &b : s.boundaries) {
     if (b.kind == "radiative") {
       o.radiative.speeds[b.field] = b.speed;
-      o.radiative.farValues[b.field]; // filled below with the component count
     } else if (b.kind == "exact") {
+      if (!moduleFaces)
+        continue;
       if (!s.hasRates)
         throw SystemModuleError("boundary '" + b.field + " exact' needs the module's " + std::string(kRatesKernel) +
                                 " kernel; recompile the fixture");
@@ -172,17 +181,23 @@ SystemEvolution::SystemEvolution(MPI_Comm comm, const SystemModule &module, cons
       throw SystemModuleError("unknown boundary kind '" + b.kind + "' of field '" + b.field + "'");
     }
   }
-  {
+  if (moduleFaces && !hooks.radiative) {
     runtime::GeneratedHostStorage probe(module.tables.tables, {1, 1, 1});
     for (const SystemBoundary &b : s.boundaries)
       if (b.kind == "radiative")
         o.radiative.farValues[b.field].assign(probe.bufferInfo(b.field).componentCount, b.value);
+  } else {
+    o.radiative = hooks.radiative.value_or(RadiativeCondition{});
   }
   if (!o.exact.fields.empty())
     o.exact.rates = [this](double t, std::span<const std::array<double, 3>> points, std::span<double> out) {
       layerRates(t, points, out);
     };
   engine_ = std::make_unique<DistributedEvolution>(comm, module.tables, std::move(o));
+  if (hooks.preRhs)
+    engine_->setPreRhsHook(std::move(hooks.preRhs));
+  if (hooks.postStep)
+    engine_->setPostStepHook(std::move(hooks.postStep));
 }
 
 SystemEvolution::~SystemEvolution() = default;
@@ -210,7 +225,10 @@ void SystemEvolution::writeFieldValues(runtime::UniformGridStorage &s, double t)
 }
 
 void SystemEvolution::initialize(double time) {
-  engine_->initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &) { writeFieldValues(s, time); });
+  if (initialData_)
+    engine_->initialize(initialData_);
+  else
+    engine_->initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &) { writeFieldValues(s, time); });
   engine_->setTime(time, 0);
 }
 
@@ -296,6 +314,8 @@ SystemEvolution::Norms SystemEvolution::constraintNorms() {
 
 SystemEvolution::Norms SystemEvolution::exactErrors() {
   DistributedEvolution &e = *engine_;
+  if (system_.assigned.empty())
+    throw SystemModuleError("the module has no initial_data field assignments to compare the state with");
   const Box &b = e.grid().ghosted();
   if (!exact_)
     exact_ = std::make_unique<runtime::GeneratedHostStorage>(module_.tables.tables,

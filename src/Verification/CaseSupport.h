@@ -5,6 +5,7 @@
 // BSSN right-hand side on the distributed engine.
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Distributed/SystemEvolution.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
 #include "tensorium_mlir/Runtime/HostStorage.h"
@@ -238,23 +239,21 @@ double memoryEstimate(const std::string &name, const std::vector<int> &resolutio
 /// singular there). Throws std::invalid_argument naming the resolution.
 void checkNormRegions(const std::string &name, const std::vector<int> &resolutions, const std::vector<int> &orders);
 
-/// The generated BSSN right-hand side on the distributed engine (PETSc DMDA + TS RK4): on the
-/// periodic unit cube with n cells per side, or on a given grid with open faces (right-hand
-/// side checks only). `grid` is this rank's ghosted box; with one rank and periodic faces it is
-/// periodicUnitCube(n, r).
+/// The generated BSSN right-hand side on the distributed engine (PETSc DMDA + TS RK4), run as
+/// a system with hooks (distributed::SystemEvolution, the path of every evolution): the study's
+/// closed-form data, the inverse conformal metric before each right-hand side and, when asked
+/// for, the algebraic constraints after each step; on the periodic unit cube with n cells per
+/// side, or on a given grid with open faces (right-hand side checks only). `grid` is this
+/// rank's ghosted box; with one rank and periodic faces it is periodicUnitCube(n, r).
 struct Evolution {
   const LoadedModule *module;
-  std::unique_ptr<distributed::DistributedEvolution> engine;
+  const BSSNState *pending = nullptr; // the data load() hands to the initial-data hook
+  std::unique_ptr<distributed::SystemEvolution> system;
+  distributed::DistributedEvolution *engine;
   Grid grid;
   runtime::UniformGridStorage &storage;
   std::vector<std::pair<std::string, std::string>> pairs; // (dX, X)
 
-  static distributed::DistributedEvolution::Options options(const distributed::GridSpec &spec, std::vector<double> p) {
-    distributed::DistributedEvolution::Options o;
-    o.params = std::move(p);
-    o.grid = spec;
-    return o;
-  }
   static distributed::GridSpec unitCube(int n) {
     const double h = 1.0 / n;
     return {{n, n, n}, {0, 0, 0}, {h, h, h}, 0, distributed::Boundary::Periodic};
@@ -265,28 +264,41 @@ struct Evolution {
   Evolution(const distributed::GridSpec &spec, int order, std::vector<double> p)
       : Evolution(spec, moduleFor("bssn", order), std::move(p)) {}
   /// `form`: what the module's gammatilde holds (the full conformal metric or its deviation
-  /// from delta), for the inverse metric recomputed before every right-hand side.
+  /// from delta), for the inverse metric recomputed before every right-hand side and for the
+  /// algebraic constraints re-imposed after each step with `project`.
   Evolution(const distributed::GridSpec &spec, const LoadedModule &m, std::vector<double> p,
-            distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full)
+            distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full, bool project = false)
       : module(&m),
-        engine(std::make_unique<distributed::DistributedEvolution>(
-            gComm, distributed::KernelModuleTables{module->tables(), module->adapters()}, options(spec, std::move(p)))),
-        grid(localGrid(engine->grid())), storage(engine->storage()) {
+        system(std::make_unique<distributed::SystemEvolution>(gComm, distributed::systemModule(*m.module),
+                                                              distributed::SystemGrid{}, std::move(p),
+                                                              distributed::TimeIntegrator::RK4, hooks(spec, form, project))),
+        engine(&system->engine()), grid(localGrid(engine->grid())), storage(engine->storage()) {
     for (const distributed::EvolvedField &f : engine->fields())
       pairs.push_back({f.rhs, f.name});
-    engine->setPreRhsHook([form](runtime::UniformGridStorage &s, const distributed::DistributedGrid &) {
-      distributed::computeInverseConformalMetric(s, form);
-    });
   }
   Evolution(int n, int order, std::vector<double> p) : Evolution(unitCube(n), order, std::move(p)) {}
+
+  distributed::SystemHooks hooks(const distributed::GridSpec &spec, distributed::ConformalMetricForm form, bool project) {
+    distributed::SystemHooks h;
+    h.grid = spec;
+    h.initialData = [this](runtime::UniformGridStorage &st, const distributed::DistributedGrid &) {
+      for (auto [name, v] : bssnFields(*pending))
+        std::copy(v->begin(), v->end(), st.buffer(name).begin());
+    };
+    h.preRhs = [form](runtime::UniformGridStorage &s, const distributed::DistributedGrid &) {
+      distributed::computeInverseConformalMetric(s, form);
+    };
+    if (project)
+      h.postStep = distributed::bssnAlgebraicConstraints(form);
+    return h;
+  }
 
   /// The owned points of this rank's grid.
   Mask interior() const { return ownedMask(engine->grid()); }
   void load(const BSSNState &s) {
-    engine->initialize([&](runtime::UniformGridStorage &st, const distributed::DistributedGrid &) {
-      for (auto [name, v] : bssnFields(s))
-        std::copy(v->begin(), v->end(), st.buffer(name).begin());
-    });
+    pending = &s;
+    system->initialize();
+    pending = nullptr;
   }
   /// The state with its ghost layers exchanged (periodic faces wrap).
   BSSNState state() {

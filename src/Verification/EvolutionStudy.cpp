@@ -83,12 +83,16 @@ GridRun evolve(const EvolutionStudy &study, int n, const physics::TwoPunctureSol
   run.koSigma = study.koSigma;
   run.ghost = kProbeNodes / 2; // the interpolation's reach (the order-4 and order-6 stencils reach 3 and 4 points)
   const LoadedModule &evolution = study.module.empty() ? moduleFor("bssn", study.order) : moduleAt(study.module);
-  distributed::DistributedEvolution e(gComm, tablesOf(evolution), distributed::bssnEvolutionOptions(run));
-  distributed::prepareBssnEvolution(e);
-  distributed::ConstraintMonitor monitor(e, tablesOf(moduleFor("constraints", study.order)));
-  e.initialize([&](runtime::UniformGridStorage &s, const distributed::DistributedGrid &g) {
+  const distributed::SystemModule system = distributed::systemModule(*evolution.module);
+  auto twoPunctures = [&](runtime::UniformGridStorage &s, const distributed::DistributedGrid &g) {
     distributed::writeTwoPunctureData(data, s, g);
-  });
+  };
+  distributed::SystemEvolution evolutionRun(gComm, system, {}, distributed::bssnParameters(distributed::describeSystem(system), run),
+                                            run.integrator, distributed::bssnSystemHooks(run, twoPunctures));
+  distributed::DistributedEvolution &e = evolutionRun.engine();
+  distributed::checkBssnFields(e);
+  distributed::ConstraintMonitor monitor(e, tablesOf(moduleFor("constraints", study.order)));
+  evolutionRun.initialize();
   GridRun out;
   out.h = run.spacing();
   auto excluded = [&](const std::array<double, 3> &x) {

@@ -428,9 +428,7 @@ void runTestbed(const TestbedStudy &study, Report &report) {
       distributed::GridSpec spec{{nx, nyz, nyz}, {-0.5, 0, 0}, {h, h, h}, 0, distributed::Boundary::Periodic};
       const distributed::ConformalMetricForm form =
           study.deviation ? distributed::ConformalMetricForm::Deviation : distributed::ConformalMetricForm::Full;
-      Evolution e(spec, module, params, form);
-      if (study.projection)
-        e.engine->setPostStepHook(distributed::bssnAlgebraicConstraints(form));
+      Evolution e(spec, module, params, form, study.projection);
       const Grid &g = e.grid;
       const double A = study.amplitude;
       auto exact = [&](double t) {

@@ -324,9 +324,22 @@ int run(int argc, char **argv, int rank) {
   const std::unique_ptr<runtime::KernelModule> initialModule =
       catalog.load(o.initialData.empty() ? fixtures + "elliptic/two_puncture_hamiltonian_3d.tn" : o.initialData, 0);
 
-  DistributedEvolution e(comm, moduleTables(evolution),
-                         bssnEvolutionOptions({o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator}));
-  prepareBssnEvolution(e);
+  // The BSSN run is a system with hooks: data from the exact slice or the two-puncture solve
+  // (made after the engine, whose memory check comes first), the inverse conformal metric and
+  // the algebraic constraints.
+  std::optional<physics::TwoPunctureSolution> solution;
+  const BssnRunOptions bssn{o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator};
+  SystemHooks hooks = bssnSystemHooks(bssn, [&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
+    if (solution)
+      writeTwoPunctureData(*solution, s, g);
+    else
+      writeExactData(moduleTables(*initialModule), o.initialParams, o.order, s, g);
+  });
+  const SystemModule evolutionSystem = systemModule(evolution);
+  SystemEvolution system(comm, evolutionSystem, SystemGrid{}, bssnParameters(describeSystem(evolutionSystem), bssn),
+                         o.integrator, std::move(hooks));
+  DistributedEvolution &e = system.engine();
+  checkBssnFields(e);
   ConstraintMonitor monitor(e, moduleTables(constraints));
 
   PunctureTracker tracker(o.tracks);
@@ -335,20 +348,18 @@ int run(int argc, char **argv, int rank) {
     if (rank == 0)
       std::printf("restarted from %s at t = %.6f, step %ld\n", o.restart.c_str(), e.time(), e.stepNumber());
   } else if (!o.initialData.empty()) {
-    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
-      writeExactData(moduleTables(*initialModule), o.initialParams, o.order, s, g);
-    });
+    system.initialize();
     if (rank == 0)
       std::printf("initial data from %s\n", o.initialData.c_str());
   } else {
     const tensorium_module_tables &t = initialModule->tables();
     if (t.spectral_kernel_count < 1)
       throw DistributedError("the two-puncture module has no spectral residual kernel");
-    physics::TwoPunctureSolution solution = solveTwoPuncturesOnRoot(comm, &t.spectral_kernels[0], o.punctures, o.solver);
+    solution = solveTwoPuncturesOnRoot(comm, &t.spectral_kernels[0], o.punctures, o.solver);
     if (rank == 0)
       std::printf("two punctures: b = %g, m = (%g, %g), M_ADM = %.10f (%d Newton iterations on rank 0, broadcast)\n",
-                  o.punctures.b, o.punctures.m1, o.punctures.m2, solution.admMass(), solution.result().iterations);
-    e.initialize([&](runtime::UniformGridStorage &s, const DistributedGrid &g) { writeTwoPunctureData(solution, s, g); });
+                  o.punctures.b, o.punctures.m1, o.punctures.m2, solution->admMass(), solution->result().iterations);
+    system.initialize();
   }
   runMonitoredEvolution(e, monitor, tracker, o.run, !o.restart.empty());
   return 0;

@@ -5,6 +5,7 @@
 // (the one ADM -> BSSN conversion), used by tensorium-evolve and the evolution studies alike.
 // No MLIR.
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Distributed/SystemEvolution.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
 
 #include <array>
@@ -30,9 +31,20 @@ DistributedEvolution::Options bssnEvolutionOptions(const BssnRunOptions &o);
 /// The fields every BSSN module evolves (a module evolving all of them runs the moving-puncture path).
 inline constexpr std::array<const char *, 8> kBssnFields{"chi", "gammatilde", "K", "Atilde", "Gammatilde", "alpha", "beta", "B"};
 
-/// The BSSN fields every module reads, the inverse conformal metric before each right-hand side
-/// and the algebraic constraints after each step.
-void prepareBssnEvolution(DistributedEvolution &e);
+/// A moving-puncture run as a system: bssnEvolutionOptions' grid and radiative faces (far
+/// values per component: gammatilde -> delta_ij), the inverse conformal metric before each
+/// right-hand side, the algebraic constraints after each step, and `initialData` (two-puncture
+/// or exact-slice data) for the fields the module cannot assign itself.
+SystemHooks bssnSystemHooks(const BssnRunOptions &o, DistributedEvolution::StorageHook initialData);
+
+/// The gauge and dissipation parameters of a moving-puncture run by name (eta, slicing = 1 for
+/// 1+log, shift_driver = 3/4, ko_sigma, shift_advect = 1), in the module's order; a parameter
+/// the module declares beyond these takes its declared default.
+std::vector<double> bssnParameters(const SystemDescription &system, const BssnRunOptions &o);
+
+/// Refuses (DistributedError) an engine that does not evolve every BSSN field, naming the first
+/// one missing.
+void checkBssnFields(const DistributedEvolution &e);
 
 /// The handoff's BSSN fields at every point of the rank's ghosted box.
 void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,

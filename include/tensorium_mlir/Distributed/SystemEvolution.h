@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -66,21 +67,45 @@ struct SystemGrid {
   double spacing() const { return 2 * extent / static_cast<double>(points); }
 };
 
-/// A module evolved from its own initial data with its own boundaries.
+/// What a run adds to, or replaces in, the module's own declarations: the pieces of runs the
+/// language does not state (two-puncture or closed-form C++ initial data, the inverse conformal
+/// metric a BSSN kernel reads, the algebraic constraints after each step; see
+/// bssnSystemHooks) and the point layouts of studies that fix their own grids. An empty member
+/// keeps what the module declares.
+struct SystemHooks {
+  /// The run's points and faces instead of SystemGrid's cell-centred cube with the module's
+  /// faces; the module's boundary table is then not required. Periodic and open faces take
+  /// nothing from the table; radiative faces take its radiative and exact entries unless
+  /// `radiative` is given.
+  std::optional<GridSpec> grid;
+  /// Far values (per component) and speeds of radiative faces instead of the module's
+  /// radiative entries.
+  std::optional<RadiativeCondition> radiative;
+  /// Writes every evolved field on the rank's ghosted box instead of the module's initial_data
+  /// assignments, which the module then need not have.
+  DistributedEvolution::StorageHook initialData;
+  /// Before each right-hand side (after the ghost exchange) and after each step.
+  DistributedEvolution::StorageHook preRhs;
+  DistributedEvolution::StateHook postStep;
+};
+
+/// A module evolved from its own initial data with its own boundaries, or with a run's hooks.
 class SystemEvolution {
 public:
   /// Checks that the module can run (initial data for every evolved field, a boundary for each,
-  /// the rates of exact boundaries) and builds the engine; collective.
+  /// the rates of exact boundaries, unless `hooks` supply them) and builds the engine;
+  /// collective.
   SystemEvolution(MPI_Comm comm, const SystemModule &module, const SystemGrid &grid, std::vector<double> parameters,
-                  TimeIntegrator integrator = TimeIntegrator::RK4);
+                  TimeIntegrator integrator = TimeIntegrator::RK4, SystemHooks hooks = {});
   SystemEvolution(MPI_Comm comm, const runtime::KernelModule &module, const SystemGrid &grid,
-                  std::vector<double> parameters, TimeIntegrator integrator = TimeIntegrator::RK4)
-      : SystemEvolution(comm, systemModule(module), grid, std::move(parameters), integrator) {}
+                  std::vector<double> parameters, TimeIntegrator integrator = TimeIntegrator::RK4, SystemHooks hooks = {})
+      : SystemEvolution(comm, systemModule(module), grid, std::move(parameters), integrator, std::move(hooks)) {}
   ~SystemEvolution();
 
   DistributedEvolution &engine() { return *engine_; }
   const SystemDescription &description() const { return system_; }
-  /// The evolved fields from the initial_data expressions at t = time.
+  /// The evolved fields from the run's initial-data hook, else from the initial_data
+  /// expressions at t = time.
   void initialize(double time = 0);
 
   struct Norms {
@@ -92,7 +117,8 @@ public:
   /// points on a periodic grid); collective. Loads the engine's storage.
   Norms constraintNorms();
   /// The state minus the initial_data expressions at the present time, per evolved field, over
-  /// every owned point; collective. Meaningful when those expressions are an exact solution.
+  /// every owned point; collective. Meaningful when those expressions are an exact solution;
+  /// refused (SystemModuleError) when the module has none.
   Norms exactErrors();
 
 private:
@@ -103,6 +129,7 @@ private:
   SystemModule module_;
   SystemDescription system_;
   std::vector<double> parameters_;
+  DistributedEvolution::StorageHook initialData_;
   std::unique_ptr<DistributedEvolution> engine_;
   std::unique_ptr<runtime::GeneratedHostStorage> exact_, rates_; // ghosted box; outer-layer points
 };
