@@ -147,13 +147,17 @@ function(tensorium_add_kernel NAME)
   target_link_libraries(${NAME} PUBLIC ${TENSORIUM_OPENMP_LIBRARY} m)
 endfunction()
 
-# A tool that compiles fixtures at run time (runtime::ModuleToolchain, tools/common/module_toolchain.h)
-# and finds the modules the build made (verification/built_modules.txt).
+# A program that compiles fixtures at run time (runtime::ModuleToolchain): defines
+# TENSORIUM_TOOLCHAIN_CC, TENSORIUM_TOOLCHAIN_C_COMPILER and TENSORIUM_TOOLCHAIN_OPENMP_LIBRARY
+# (the programs of a ModuleToolchain) for `target`; in the Tensorium build also
+# TENSORIUM_BUILT_MODULES_DIR, where the modules the build made are listed (built_modules.txt).
 function(tensorium_use_module_toolchain target)
   target_compile_definitions(${target} PRIVATE
-    TENSORIUM_TOOLCHAIN_CC="$<TARGET_FILE:Tensorium_cc>"
+    TENSORIUM_TOOLCHAIN_CC="$<TARGET_FILE:${TENSORIUM_CC_TARGET}>"
     TENSORIUM_TOOLCHAIN_C_COMPILER="${CMAKE_C_COMPILER}"
-    TENSORIUM_TOOLCHAIN_OPENMP_LIBRARY="${TENSORIUM_OPENMP_LIBRARY}"
-    TENSORIUM_BUILT_MODULES_DIR="${PROJECT_BINARY_DIR}/verification")
-  add_dependencies(${target} Tensorium_cc)
+    TENSORIUM_TOOLCHAIN_OPENMP_LIBRARY="${TENSORIUM_OPENMP_LIBRARY}")
+  if(TENSORIUM_CC_TARGET STREQUAL "Tensorium_cc") # the Tensorium build itself
+    target_compile_definitions(${target} PRIVATE TENSORIUM_BUILT_MODULES_DIR="${PROJECT_BINARY_DIR}/verification")
+    add_dependencies(${target} Tensorium_cc)
+  endif()
 endfunction()

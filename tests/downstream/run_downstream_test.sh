@@ -7,7 +7,8 @@
 # linked into one program must fail to build, naming the PREFIX option.
 # The installed evolution engine evolves a system declared in a .tn file (its initial data,
 # exact solution, boundaries and parameter from the module's tables) on two MPI ranks, and a
-# wrong wave speed fails the example's check against that exact solution.
+# wrong wave speed fails the example's check against that exact solution; the installed study
+# library judges the same system from a study file, and fails it with the wrong speed.
 # Usage: run_downstream_test.sh BUILD SOURCE MPIEXEC
 set -euo pipefail
 build=$1
@@ -51,6 +52,21 @@ if [ $status -ne 1 ] || ! grep -q '^evolved wave on 2 ranks: max |u - exact| ove
   cat "$work/evolve_twin.txt"; exit 1
 fi
 echo "evolve_wave with c2 = 1.21 rejected: $(grep -o 'max |u.*' "$work/evolve_twin.txt")"
+# The installed study library: the standing wave's study passes on two ranks with a JUnit report,
+# and the wrong wave speed fails its verdicts.
+timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/run_study" "$source/examples/downstream/standing_wave_study.toml" \
+  "$work/study.xml" | tee "$work/study.txt"
+grep -q '^verdict: PASS' "$work/study.txt" && ! grep -q '^verdict: FAIL' "$work/study.txt" && grep -q '<testcase' "$work/study.xml" ||
+  { echo "run_study: expected passing verdicts and a JUnit report"; exit 1; }
+set +e
+timeout 300 "$mpiexec" --oversubscribe -n 2 "$work/build/run_study" "$source/examples/downstream/standing_wave_study.toml" \
+  "$work/study_twin.xml" system.parameters.c2=1.21 > "$work/study_twin.txt" 2>&1
+status=$?
+set -e
+if [ $status -ne 1 ] || ! grep -q '^verdict: FAIL' "$work/study_twin.txt"; then
+  echo "run_study with c2 = 1.21: expected failed verdicts (exit 1), got exit $status:"; cat "$work/study_twin.txt"; exit 1
+fi
+echo "run_study with c2 = 1.21 rejected: $(grep -m1 '^verdict: FAIL' "$work/study_twin.txt")"
 "$work/build/handoff_probe" > "$work/probe_c.txt"
 "$work/moved/bin/tensorium-two-punctures" --p1 0,0.2,0 --p2 0,-0.2,0 --probe 0.3,0.2,0.1 --quiet > "$work/probe_tool.txt"
 mass=$(sed -n 's/^ADM mass: //p' "$work/probe_tool.txt")
