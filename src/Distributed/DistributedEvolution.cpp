@@ -241,7 +241,7 @@ void DistributedEvolution::planBoundaries() {
           layer = layer || idx[a] < w || idx[a] >= n[a] - w;
         if (!layer)
           continue;
-        RadiativePoint r;
+        LayerPoint r;
         r.storage = grid_->storageIndex(i, j, k);
         r.owned = q;
         const std::array<double, 3> x = grid_->coordinate(i, j, k);
@@ -251,7 +251,7 @@ void DistributedEvolution::planBoundaries() {
           r.direction[a] = static_cast<int8_t>(idx[a] == 0 ? 1 : idx[a] == n[a] - 1 ? -1 : 0);
           r.slope[a] = x[a] / (radius * 2 * options_.grid.spacing[a]);
         }
-        radiativePoints_.push_back(r);
+        layerPoints_.push_back(r);
         layerCoordinates_.push_back(x);
       }
 }
@@ -331,11 +331,11 @@ void DistributedEvolution::transposeOut(double *global, const Box &box, const st
 
 
 void DistributedEvolution::applyRadiative(Vec f, double t) {
-  if (radiativePoints_.empty())
+  if (layerPoints_.empty())
     return;
   const bool anyExact = std::find(exactDof_.begin(), exactDof_.end(), 1) != exactDof_.end();
   if (anyExact) {
-    layerRates_.assign(radiativePoints_.size() * static_cast<size_t>(dof_), 0.0);
+    layerRates_.assign(layerPoints_.size() * static_cast<size_t>(dof_), 0.0);
     options_.exact.rates(t, layerCoordinates_, layerRates_);
   }
   PetscScalar *out;
@@ -348,12 +348,12 @@ void DistributedEvolution::applyRadiative(Vec f, double t) {
   // the domain, one-sided (-3, 4, -1) / 2h on its faces.
   for (size_t d = 0; d < dof; ++d) {
     if (exactDof_[d]) {
-      for (size_t q = 0; q < radiativePoints_.size(); ++q)
-        out[radiativePoints_[q].owned * dof + d] = layerRates_[q * dof + d];
+      for (size_t q = 0; q < layerPoints_.size(); ++q)
+        out[layerPoints_[q].owned * dof + d] = layerRates_[q * dof + d];
       continue;
     }
     const double *u = component[d], far = farValues_[d], speed = speeds_[d];
-    for (const RadiativePoint &r : radiativePoints_) {
+    for (const LayerPoint &r : layerPoints_) {
       const double *c = u + r.storage;
       double radial = 0;
       for (int a = 0; a < 3; ++a) {

@@ -187,6 +187,41 @@ std::string layoutDifference(const std::string &file, const std::string &run) {
 
 } // namespace
 
+ProgressTable::ProgressTable(MPI_Comm comm, std::string path, std::string what)
+    : comm_(comm), path_(std::move(path)), what_(std::move(what)) {
+  int rank = 0, opened = 1;
+  MPI_Comm_rank(comm_, &rank);
+  if (rank == 0 && !path_.empty()) {
+    csv_.open(partial());
+    opened = csv_.is_open();
+  }
+  MPI_Bcast(&opened, 1, MPI_INT, 0, comm_);
+  if (!opened)
+    throw DistributedError("cannot write " + partial());
+}
+
+void ProgressTable::append(const std::string &text) {
+  if (csv_.is_open())
+    csv_ << text << std::flush;
+  // A line that could not be written (a full disk) ends the run on every rank; the table keeps
+  // its .partial name.
+  int written = !csv_.is_open() || csv_.good();
+  MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
+  if (!written)
+    throw DistributedError("writing the " + what_ + " " + partial() + " failed");
+}
+
+void ProgressTable::finish() {
+  int moved = 1;
+  if (csv_.is_open()) {
+    csv_.close();
+    moved = csv_.good() && std::rename(partial().c_str(), path_.c_str()) == 0;
+  }
+  MPI_Bcast(&moved, 1, MPI_INT, 0, comm_);
+  if (!moved)
+    throw DistributedError("cannot move the " + what_ + " into place at " + path_);
+}
+
 std::string evolutionLayout(const DistributedEvolution &e) {
   std::ostringstream s;
   const GridSpec &g = e.grid().spec();

@@ -56,63 +56,36 @@ int64_t regionPointsOf(const DistributedEvolution &e, const MonitoredRunSettings
   return points;
 }
 
-/// The monitor table: rank 0 writes it under a .partial name and moves it into place at the end.
+/// The monitor table: time, step, constraint norms, wall time and the tracked points per row.
 class MonitorTable {
 public:
-  MonitorTable(const DistributedEvolution &e, std::string path, size_t tracked) : comm_(e.grid().comm()), path_(std::move(path)) {
-    int rank = 0;
-    MPI_Comm_rank(comm_, &rank);
-    int opened = 1;
-    if (rank == 0 && !path_.empty()) {
-      csv_.open(partial());
-      opened = csv_.is_open();
-    }
-    MPI_Bcast(&opened, 1, MPI_INT, 0, comm_);
-    if (!opened)
-      throw DistributedError("cannot write " + partial());
-    if (!csv_.is_open())
-      return;
-    csv_ << "time,step,L2_H,max_H,L2_M,max_M,wall_s";
+  MonitorTable(const DistributedEvolution &e, std::string path, size_t tracked)
+      : table_(e.grid().comm(), std::move(path), "monitor table") {
+    std::string header = "time,step,L2_H,max_H,L2_M,max_M,wall_s";
     for (size_t q = 1; q <= tracked; ++q)
-      csv_ << ",x" << q << ",y" << q << ",z" << q;
-    csv_ << "\n";
+      header += ",x" + std::to_string(q) + ",y" + std::to_string(q) + ",z" + std::to_string(q);
+    table_.append(header + "\n");
   }
-  std::string partial() const { return path_ + ".partial"; }
   void row(const DistributedEvolution &e, const ConstraintNorms &c, double wall,
            const std::vector<std::array<double, 3>> &positions) {
-    if (csv_.is_open()) {
+    std::string line;
+    if (table_.writing()) {
       char text[200];
       std::snprintf(text, sizeof text, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.4f", e.time(), e.stepNumber(), c.l2H,
                     c.maxH, c.l2M, c.maxM, wall);
-      csv_ << text;
+      line = text;
       for (const auto &x : positions) {
         std::snprintf(text, sizeof text, ",%.10g,%.10g,%.10g", x[0], x[1], x[2]);
-        csv_ << text;
+        line += text;
       }
-      csv_ << "\n" << std::flush;
+      line += "\n";
     }
-    // A row that could not be written (a full disk) ends the run on every rank; the table keeps
-    // its .partial name.
-    int written = !csv_.is_open() || csv_.good();
-    MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
-    if (!written)
-      throw DistributedError("writing the monitor table " + partial() + " failed");
+    table_.append(line);
   }
-  void finish() {
-    int moved = 1;
-    if (csv_.is_open()) {
-      csv_.close();
-      moved = csv_.good() && std::rename(partial().c_str(), path_.c_str()) == 0;
-    }
-    MPI_Bcast(&moved, 1, MPI_INT, 0, comm_);
-    if (!moved)
-      throw DistributedError("cannot move the monitor table into place at " + path_);
-  }
+  void finish() { table_.finish(); }
 
 private:
-  MPI_Comm comm_;
-  std::string path_;
-  std::ofstream csv_;
+  ProgressTable table_;
 };
 
 void printRunHeader(const DistributedEvolution &e, const MonitoredRunSettings &s, double dt, long lastStep,

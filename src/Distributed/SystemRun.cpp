@@ -12,63 +12,40 @@ namespace tensorium_mlir::distributed {
 
 namespace {
 
-/// Rank 0 writes the table under a .partial name and moves it into place at the end.
+/// The run's table: time, step, each field's error and each constraint's norms, wall time.
 class SystemTable {
 public:
-  SystemTable(MPI_Comm comm, std::string path) : comm_(comm), path_(std::move(path)) {
-    int rank = 0, opened = 1;
-    MPI_Comm_rank(comm_, &rank);
-    if (rank == 0 && !path_.empty()) {
-      csv_.open(path_ + ".partial");
-      opened = csv_.is_open();
-    }
-    MPI_Bcast(&opened, 1, MPI_INT, 0, comm_);
-    if (!opened)
-      throw DistributedError("cannot write " + path_ + ".partial");
-  }
+  SystemTable(MPI_Comm comm, std::string path) : table_(comm, std::move(path), "table") {}
   void row(double t, long step, const SystemEvolution::Norms &errors, const SystemEvolution::Norms &constraints,
            double wall) {
-    if (csv_.is_open()) {
+    std::string line;
+    if (table_.writing()) {
       if (!headerWritten_) {
-        csv_ << "time,step";
+        line = "time,step";
         for (const std::string &n : errors.names)
-          csv_ << ",L2_error_" << n << ",max_error_" << n;
+          line += ",L2_error_" + n + ",max_error_" + n;
         for (const std::string &n : constraints.names)
-          csv_ << ",L2_" << n << ",max_" << n;
-        csv_ << ",wall_s\n";
+          line += ",L2_" + n + ",max_" + n;
+        line += ",wall_s\n";
         headerWritten_ = true;
       }
       char text[64];
       std::snprintf(text, sizeof text, "%.10g,%ld", t, step);
-      csv_ << text;
+      line += text;
       for (const SystemEvolution::Norms *norms : {&errors, &constraints})
         for (size_t q = 0; q < norms->names.size(); ++q) {
           std::snprintf(text, sizeof text, ",%.10g,%.10g", norms->l2[q], norms->max[q]);
-          csv_ << text;
+          line += text;
         }
       std::snprintf(text, sizeof text, ",%.4f\n", wall);
-      csv_ << text << std::flush;
+      line += text;
     }
-    int written = !csv_.is_open() || csv_.good();
-    MPI_Bcast(&written, 1, MPI_INT, 0, comm_);
-    if (!written)
-      throw DistributedError("writing the table " + path_ + ".partial failed");
+    table_.append(line);
   }
-  void finish() {
-    int moved = 1;
-    if (csv_.is_open()) {
-      csv_.close();
-      moved = csv_.good() && std::rename((path_ + ".partial").c_str(), path_.c_str()) == 0;
-    }
-    MPI_Bcast(&moved, 1, MPI_INT, 0, comm_);
-    if (!moved)
-      throw DistributedError("cannot move the table into place at " + path_);
-  }
+  void finish() { table_.finish(); }
 
 private:
-  MPI_Comm comm_;
-  std::string path_;
-  std::ofstream csv_;
+  ProgressTable table_;
   bool headerWritten_ = false;
 };
 

@@ -140,18 +140,18 @@ private:
   double memoryEstimate_ = 0;
   std::vector<double> farValues_, speeds_; // per dof
   std::vector<char> exactDof_;              // per dof: follows options_.exact.rates on the layers
-  std::vector<std::array<double, 3>> layerCoordinates_; // of radiativePoints_, in order
+  std::vector<std::array<double, 3>> layerCoordinates_; // of layerPoints_, in order
   std::vector<double> layerRates_;
   /// Boundary work planned once: ghost points beyond a face and the face point each copies;
-  /// owned points of the radiative layers with their geometry.
-  struct RadiativePoint {
+  /// owned points of the outer layers (radiative or exact) with their geometry.
+  struct LayerPoint {
     size_t storage = 0, owned = 0;
     double slope[3] = {0, 0, 0}; // x^a / (r 2 h_a)
     double inverseRadius = 0;
     int8_t direction[3] = {0, 0, 0}; // +1 / -1: one-sided into the domain; 0: centred
   };
   std::vector<std::pair<size_t, size_t>> ghostCopies_;
-  std::vector<RadiativePoint> radiativePoints_;
+  std::vector<LayerPoint> layerPoints_;
 };
 
 } // namespace tensorium_mlir::distributed

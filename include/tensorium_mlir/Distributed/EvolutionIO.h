@@ -5,10 +5,31 @@
 // of ranks, restarts from bit for bit.
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 
+#include <fstream>
 #include <string>
 #include <vector>
 
 namespace tensorium_mlir::distributed {
+
+/// A CSV table of a run's progress that rank 0 writes under PATH.partial and moves to PATH when
+/// the run finishes, so that a table under its final name is complete. Every call is
+/// collective; a file that cannot be opened, written or moved throws DistributedError on every
+/// rank. An empty path writes nothing.
+class ProgressTable {
+public:
+  ProgressTable(MPI_Comm comm, std::string path, std::string what);
+  /// Whether this rank writes (rank 0 with a path): the others need not format lines.
+  bool writing() const { return csv_.is_open(); }
+  /// Appends `text` (rank 0's; ignored elsewhere) and checks that it reached the file.
+  void append(const std::string &text);
+  void finish();
+
+private:
+  std::string partial() const { return path_ + ".partial"; }
+  MPI_Comm comm_;
+  std::string path_, what_;
+  std::ofstream csv_;
+};
 
 /// One line per evolved field component set: name:components@offset, plus grid and kernel.
 /// Two runs can continue each other's checkpoints exactly when their layouts are equal.
