@@ -78,4 +78,21 @@ DistributedEvolution::StateHook bssnAlgebraicConstraints(ConformalMetricForm for
   };
 }
 
+DistributedEvolution::StateHook bssnFloors(const BssnFloors &floors) {
+  if (!(floors.chi >= 0) || !(floors.lapse >= 0))
+    throw DistributedError("the chi and lapse floors must be non-negative numbers");
+  return [floors](std::span<double> owned, const DistributedEvolution &e) {
+    const size_t chi = static_cast<size_t>(e.field("chi").offset), alpha = static_cast<size_t>(e.field("alpha").offset),
+                 dof = static_cast<size_t>(e.grid().dof());
+    // A value above its floor stays as it is, bit for bit; NaN fails both tests and is left for
+    // the finite check to report.
+    for (size_t q = 0; q + dof <= owned.size(); q += dof) {
+      if (floors.chi > 0 && owned[q + chi] < floors.chi)
+        owned[q + chi] = floors.chi;
+      if (floors.lapse > 0 && owned[q + alpha] < floors.lapse)
+        owned[q + alpha] = floors.lapse;
+    }
+  };
+}
+
 } // namespace tensorium_mlir::distributed

@@ -32,7 +32,11 @@ SystemHooks bssnSystemHooks(const BssnRunOptions &o, DistributedEvolution::Stora
   hooks.radiative = eo.radiative;
   hooks.initialData = std::move(initialData);
   hooks.preRhs = [](runtime::UniformGridStorage &s, const DistributedGrid &) { computeInverseConformalMetric(s); };
-  hooks.postStep = bssnAlgebraicConstraints();
+  hooks.postStep = [project = bssnAlgebraicConstraints(), floor = bssnFloors(o.floors)](std::span<double> owned,
+                                                                                     const DistributedEvolution &e) {
+    project(owned, e);
+    floor(owned, e);
+  };
   return hooks;
 }
 

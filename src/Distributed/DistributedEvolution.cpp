@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 namespace tensorium_mlir::distributed {
 
@@ -431,6 +433,66 @@ std::vector<double> DistributedEvolution::gatherOnRoot(Vec v) const {
   VecDestroy(&root);
   VecDestroy(&natural);
   return out;
+}
+
+} // namespace tensorium_mlir::distributed
+
+namespace tensorium_mlir::distributed {
+
+std::string NonFiniteValue::describe() const {
+  char text[320];
+  std::snprintf(text, sizeof text, "field %s (component %u) at point (%lld, %lld, %lld) = (%.6g, %.6g, %.6g), %s%lld non-finite value%s",
+                field.c_str(), component, static_cast<long long>(point[0]), static_cast<long long>(point[1]),
+                static_cast<long long>(point[2]), coordinate[0], coordinate[1], coordinate[2], count > 1 ? "first of " : "",
+                static_cast<long long>(count), count > 1 ? "s" : "");
+  return text;
+}
+
+NonFiniteState::NonFiniteState(const NonFiniteValue &v, double time, long step)
+    : DistributedError("the state became non-finite at t = " + std::to_string(time) + " (step " + std::to_string(step) +
+                       "): " + v.describe()),
+      value(v) {}
+
+std::optional<NonFiniteValue> DistributedEvolution::firstNonFinite(Vec v) const {
+  const Box &o = grid_->owned();
+  const auto &N = grid_->spec().points;
+  const int64_t dof = dof_;
+  const PetscScalar *u;
+  checkPetsc(VecGetArrayRead(v, &u), "VecGetArrayRead");
+  // Natural index (((k Ny + j) Nx + i) dof + d) of each non-finite value: the smallest over
+  // every rank is the first. The owned box is x-fastest, but it spans rows of the global grid.
+  int64_t first = std::numeric_limits<int64_t>::max(), count = 0;
+  const int64_t n = o.points() * dof;
+  for (int64_t q = 0; q < n; ++q)
+    if (!std::isfinite(u[q])) {
+      ++count;
+      const int64_t p = q / dof, d = q % dof;
+      const int64_t i = o.begin[0] + p % o.extent[0], j = o.begin[1] + (p / o.extent[0]) % o.extent[1],
+                    k = o.begin[2] + p / (o.extent[0] * o.extent[1]);
+      first = std::min(first, ((k * N[1] + j) * N[0] + i) * dof + d);
+    }
+  checkPetsc(VecRestoreArrayRead(v, &u), "VecRestoreArrayRead");
+  int64_t global[2] = {0, 0}, local[2] = {first, count};
+  MPI_Allreduce(&local[0], &global[0], 1, MPI_INT64_T, MPI_MIN, grid_->comm());
+  MPI_Allreduce(&local[1], &global[1], 1, MPI_INT64_T, MPI_SUM, grid_->comm());
+  if (global[1] == 0)
+    return std::nullopt;
+  NonFiniteValue out;
+  out.count = global[1];
+  const int64_t d = global[0] % dof, p = global[0] / dof;
+  out.point = {p % N[0], (p / N[0]) % N[1], p / (N[0] * N[1])};
+  out.coordinate = grid_->coordinate(out.point[0], out.point[1], out.point[2]);
+  for (const EvolvedField &f : fields_)
+    if (d >= f.offset && d < f.offset + static_cast<int64_t>(f.components)) {
+      out.field = f.name;
+      out.component = static_cast<unsigned>(d - f.offset);
+    }
+  return out;
+}
+
+void DistributedEvolution::checkFinite() const {
+  if (const std::optional<NonFiniteValue> v = firstNonFinite(state_))
+    throw NonFiniteState(*v, time_, step_);
 }
 
 } // namespace tensorium_mlir::distributed

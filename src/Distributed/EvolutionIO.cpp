@@ -249,6 +249,20 @@ SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path) 
   xdmf_ = path_.substr(0, path_.size() - 3) + ".xmf";
   Viewer v(e.grid().comm(), partialPath(), FILE_MODE_WRITE);
   writeString(v, "/", "tensorium_layout", evolutionLayout(e));
+  // The grid as numbers too, for readers that do not parse the layout: the first point's
+  // coordinates, the spacing and the points per axis.
+  const GridSpec &g = e.grid().spec();
+  const char *axes[3] = {"x", "y", "z"};
+  for (int a = 0; a < 3; ++a) {
+    const double origin = g.lower[a], spacing = g.spacing[a];
+    const PetscInt points = static_cast<PetscInt>(g.points[a]);
+    checkPetsc(PetscViewerHDF5WriteAttribute(v, "/", ("origin_" + std::string(axes[a])).c_str(), PETSC_DOUBLE, &origin),
+               "writing an HDF5 attribute");
+    checkPetsc(PetscViewerHDF5WriteAttribute(v, "/", ("spacing_" + std::string(axes[a])).c_str(), PETSC_DOUBLE, &spacing),
+               "writing an HDF5 attribute");
+    checkPetsc(PetscViewerHDF5WriteAttribute(v, "/", ("points_" + std::string(axes[a])).c_str(), PETSC_INT, &points),
+               "writing an HDF5 attribute");
+  }
 }
 
 void SnapshotWriter::write(const DistributedEvolution &e) {
@@ -272,17 +286,30 @@ void SnapshotWriter::finish(const DistributedEvolution &e) {
   if (e.grid().rank() == 0) {
     ok = std::rename(partialPath().c_str(), path_.c_str()) == 0;
     if (ok)
-      ok = writeXdmf(e);
+      ok = writeXdmf(e, path_, xdmf_);
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
   if (!ok)
     throw DistributedError("cannot move the snapshots into place at " + path_ + " (or write " + xdmf_ + ")");
 }
 
-bool SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
+bool SnapshotWriter::abandon(const DistributedEvolution &e) noexcept {
+  int ok = 1;
+  try {
+    MPI_Barrier(e.grid().comm());
+    if (e.grid().rank() == 0)
+      ok = !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath());
+  } catch (...) {
+    ok = 0;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
+  return ok != 0;
+}
+
+bool SnapshotWriter::writeXdmf(const DistributedEvolution &e, const std::string &data, const std::string &index) const {
   const GridSpec &g = e.grid().spec();
   const int dof = e.grid().dof();
-  std::string file = path_.substr(path_.find_last_of('/') + 1);
+  std::string file = data.substr(data.find_last_of('/') + 1);
   // XDMF lists dimensions slowest first (z, y, x here: the DMDA's natural order is x fastest),
   // and the origin and spacing of a CoRect mesh in the same z, y, x order.
   std::ostringstream dims, full;
@@ -324,14 +351,14 @@ bool SnapshotWriter::writeXdmf(const DistributedEvolution &e) const {
     x << "   </Grid>\n";
   }
   x << "  </Grid>\n </Domain>\n</Xdmf>\n";
-  const std::string tmp = xdmf_ + ".partial";
+  const std::string tmp = index + ".partial";
   {
     std::ofstream out(tmp);
     out << x.str();
     if (!out.flush())
       return false;
   }
-  return std::rename(tmp.c_str(), xdmf_.c_str()) == 0;
+  return std::rename(tmp.c_str(), index.c_str()) == 0;
 }
 
 void writeCheckpoint(const DistributedEvolution &e, const std::string &path, const CheckpointExtras &extras) {

@@ -88,6 +88,27 @@ private:
   ProgressTable table_;
 };
 
+} // namespace
+
+void keepSnapshotsOfAStoppedRun(const DistributedEvolution &e, SnapshotWriter *snapshots, bool nonFinite) {
+  if (!snapshots)
+    return;
+  // The failing state is the snapshot a user most wants to see.
+  if (nonFinite && !snapshots->wrote(e.stepNumber())) {
+    try {
+      snapshots->write(e);
+    } catch (const std::exception &) {
+      // The index below still lists what was written before.
+    }
+  }
+  if (snapshots->abandon(e) && e.grid().rank() == 0)
+    std::fprintf(stderr, "the snapshots written before the run stopped%s are indexed in %s (data in %s)\n",
+                 nonFinite ? " (and the non-finite state)" : "", snapshots->partialXdmfPath().c_str(),
+                 snapshots->partialPath().c_str());
+}
+
+namespace {
+
 void printRunHeader(const DistributedEvolution &e, const MonitoredRunSettings &s, double dt, long lastStep,
                     int64_t regionPoints) {
   const GridSpec &spec = e.grid().spec();
@@ -174,23 +195,30 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
     return x;
   };
 
-  e.loadStorage(e.state());
-  report();
-  if (snapshots)
-    snapshots->write(e);
-  tracker.sampleBefore(e);
-  while (e.stepNumber() < lastStep) {
-    e.advance(1, dt);
-    ++stepsDone;
+  try {
     e.loadStorage(e.state());
-    tracker.advance(e, dt);
-    if (e.stepNumber() % s.monitorEvery == 0 || e.stepNumber() == lastStep)
-      report();
-    if (snapshots && e.stepNumber() % s.outputEvery == 0)
+    report();
+    if (snapshots)
       snapshots->write(e);
-    if (s.checkpointEvery && e.stepNumber() % s.checkpointEvery == 0)
-      writeCheckpoint(e, s.checkpoint, checkpointExtras());
     tracker.sampleBefore(e);
+    while (e.stepNumber() < lastStep) {
+      e.advance(1, dt);
+      ++stepsDone;
+      // Every step, before the tracker interpolates at positions a broken state would give.
+      e.checkFinite();
+      e.loadStorage(e.state());
+      tracker.advance(e, dt);
+      if (e.stepNumber() % s.monitorEvery == 0 || e.stepNumber() == lastStep)
+        report();
+      if (snapshots && e.stepNumber() % s.outputEvery == 0)
+        snapshots->write(e);
+      if (s.checkpointEvery && e.stepNumber() % s.checkpointEvery == 0)
+        writeCheckpoint(e, s.checkpoint, checkpointExtras());
+      tracker.sampleBefore(e);
+    }
+  } catch (const DistributedError &failure) {
+    keepSnapshotsOfAStoppedRun(e, snapshots.get(), dynamic_cast<const NonFiniteState *>(&failure) != nullptr);
+    throw;
   }
   const EvolutionTimers &t = e.timers();
   if (rank == 0 && stepsDone > 0) {

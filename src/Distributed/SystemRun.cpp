@@ -1,6 +1,7 @@
 #include "tensorium_mlir/Distributed/SystemRun.h"
 
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
+#include "tensorium_mlir/Distributed/MonitoredRun.h"
 
 #include <chrono>
 #include <cmath>
@@ -120,20 +121,26 @@ SystemRunResult runSystemEvolution(SystemEvolution &s, const SystemRunSettings &
           throw DistributedError("the evolution became non-finite at t = " + std::to_string(e.time()) + " ('" +
                                  n->names[q] + "')");
   };
-  report(true);
-  if (snapshots)
-    snapshots->write(e);
-  while (e.stepNumber() < lastStep) {
-    const double remaining = settings.finalTime - e.time();
-    e.advance(1, e.stepNumber() + 1 == lastStep && remaining < result.dt * (1 - 1e-9) ? remaining : result.dt);
-    ++result.steps;
-    const bool last = e.stepNumber() == lastStep;
-    if (e.stepNumber() % settings.monitorEvery == 0 || last)
-      report(true);
-    if (snapshots && settings.outputEvery && e.stepNumber() % settings.outputEvery == 0)
+  try {
+    report(true);
+    if (snapshots)
       snapshots->write(e);
-    if (settings.checkpointEvery && e.stepNumber() % settings.checkpointEvery == 0)
-      writeCheckpoint(e, settings.checkpoint, {});
+    while (e.stepNumber() < lastStep) {
+      const double remaining = settings.finalTime - e.time();
+      e.advance(1, e.stepNumber() + 1 == lastStep && remaining < result.dt * (1 - 1e-9) ? remaining : result.dt);
+      ++result.steps;
+      e.checkFinite();
+      const bool last = e.stepNumber() == lastStep;
+      if (e.stepNumber() % settings.monitorEvery == 0 || last)
+        report(true);
+      if (snapshots && settings.outputEvery && e.stepNumber() % settings.outputEvery == 0)
+        snapshots->write(e);
+      if (settings.checkpointEvery && e.stepNumber() % settings.checkpointEvery == 0)
+        writeCheckpoint(e, settings.checkpoint, {});
+    }
+  } catch (const DistributedError &failure) {
+    keepSnapshotsOfAStoppedRun(e, snapshots.get(), dynamic_cast<const NonFiniteState *>(&failure) != nullptr);
+    throw;
   }
   if (!settings.checkpoint.empty() && (!settings.checkpointEvery || e.stepNumber() % settings.checkpointEvery != 0))
     writeCheckpoint(e, settings.checkpoint, {});

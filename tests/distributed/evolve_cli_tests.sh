@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tensorium-evolve end to end on a small grid: restart bit for bit (also on another rank
-# count), serial against 4 ranks, and bad input refused with a message from rank 0, a non-zero
-# exit, no hang and no output file left behind.
+# count), serial against 4 ranks, bad input refused with a message from rank 0, a non-zero
+# exit, no hang and no output file left behind, and a run that turns non-finite reported with
+# its field, time and point, its snapshots indexed under FILE.partial.xmf.
 set -uo pipefail
 # OpenMPI refuses root without these (CI containers); one OpenMP thread per rank on 2 cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
@@ -36,6 +37,9 @@ mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --h5 snap.h5 --h5-every 1 --csv mo
   fail "snapshot run"
 "$compare" snap.h5 /snapshot_00000002/state | grep -q 'dims 20 20 20 30' || fail "snapshot shape"
 [ "$(grep -c '<Grid Name="step' snap.xmf)" = 3 ] || fail "XDMF lists 3 snapshots"
+# The grid as numeric attributes: 20 points on [-4, 4], h = 0.4, the first at -3.8.
+[ "$("$compare" --attribute snap.h5 origin_x)" = -3.7999999999999998 ] && [ "$("$compare" --attribute snap.h5 spacing_z)" = 0.40000000000000002 ] &&
+  [ "$("$compare" --attribute snap.h5 points_y)" = 20 ] || fail "origin, spacing and points attributes"
 [ "$(tail -n +2 monitor.csv | wc -l)" = 2 ] || fail "monitor table rows"
 for f in snap.h5.partial snap.xmf.partial monitor.csv.partial; do [ ! -e $f ] || fail "$f left after a finished run"; done
 
@@ -96,6 +100,22 @@ expect_error "two-puncture solve at --initial-data-resolution 1000,1000,1000 nee
 rm -f monitor.csv
 expect_error "became non-finite" "$evolve" "${exact[@]}" --initial-params 1e300,0,0,0,0,0,0,0 --csv monitor.csv
 [ ! -e monitor.csv ] && [ ! -e out.xmf ] || fail "a failed run left a complete-looking monitor table or index"
+
+echo "=== a crash on purpose (no dissipation, cfl 1): the non-finite field, time and point from rank 0, snapshots indexed"
+crash=(--resolution 20 --extent 5 --b 1 --initial-data-resolution 12,12,6 --ko-sigma 0 --cfl 1 --final-time 60
+       --monitor-every 1000 --h5-every 5 --track 1,0,0 --track -1,0,0)
+for ranks in 1 2; do
+  rm -f crash$ranks.h5* crash$ranks.xmf crash$ranks.partial.xmf
+  mpi $ranks "$evolve" "${crash[@]}" --h5 crash$ranks.h5 > crash$ranks.out 2> crash$ranks.log
+  status=$?
+  [ $status -eq 1 ] || fail "crash on $ranks rank(s): exit $status, expected 1"
+  [ "$(grep -c 'error: the state became non-finite at t = 5.000000 (step 10): field gammatilde (component 0) at point (3, 2, 0) = (-3.25, -3.75, -4.75)' crash$ranks.log)" = 1 ] ||
+    { cat crash$ranks.log; fail "crash on $ranks rank(s): expected one message naming the field, time and point"; }
+  ! grep -q "interpolation region" crash$ranks.log || fail "the tracker reported the crash before the state check"
+  [ -s crash$ranks.h5.partial ] && [ ! -e crash$ranks.h5 ] && [ ! -e crash$ranks.xmf ] || fail "crash: snapshot file names"
+  [ "$(grep -c '<Grid Name="step ' crash$ranks.partial.xmf)" = 3 ] && grep -q 'crash'$ranks'.h5.partial:/snapshot_00000010/state' crash$ranks.partial.xmf ||
+    fail "crash on $ranks rank(s): crash$ranks.partial.xmf must index steps 0, 5 and the failing step 10"
+done
 
 echo "failures: $failures"
 [ $failures -eq 0 ] && echo PASS

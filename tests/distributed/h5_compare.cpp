@@ -1,8 +1,9 @@
 // h5_compare FILE_A DATASET_A FILE_B DATASET_B: prints both datasets' dimensions and fails
 // unless they have the same shape and bitwise equal doubles. h5_compare FILE DATASET: prints
 // the dimensions only. h5_compare --flip FILE DATASET INDEX BIT flips one bit of one value in
-// place. Used to check restarts and snapshot layouts, and to corrupt a checkpoint's data on
-// purpose, without other tools.
+// place. h5_compare --attribute FILE NAME prints a numeric attribute of the root group. Used to
+// check restarts and snapshot layouts, and to corrupt a checkpoint's data on purpose, without
+// other tools.
 #include <hdf5.h>
 
 #include <cstdint>
@@ -47,6 +48,23 @@ void printDims(const char *file, const char *name, const std::vector<hsize_t> &d
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 4 && std::strcmp(argv[1], "--attribute") == 0) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    hid_t f = H5Fopen(argv[2], H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t a = f >= 0 ? H5Aopen_by_name(f, "/", argv[3], H5P_DEFAULT, H5P_DEFAULT) : -1;
+    double value = 0;
+    const bool ok = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &value) >= 0;
+    if (a >= 0)
+      H5Aclose(a);
+    if (f >= 0)
+      H5Fclose(f);
+    if (!ok) {
+      std::fprintf(stderr, "FAIL: no numeric attribute %s in %s\n", argv[3], argv[2]);
+      return 1;
+    }
+    std::printf("%.17g\n", value);
+    return 0;
+  }
   if (argc == 6 && std::strcmp(argv[1], "--flip") == 0) {
     // Flips one bit of one value in place, through HDF5: a corruption of the data alone.
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);

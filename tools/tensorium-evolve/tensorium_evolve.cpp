@@ -47,6 +47,7 @@ struct Options {
   bool tracksGiven = false;
   long grid = 48;
   double extent = 6, eta = 2, koSigma = 0.1;
+  BssnFloors floors;
   std::optional<double> excision; // default: the larger mass, or 0.5 for exact data
   int ghost = 0;
   TimeIntegrator integrator = TimeIntegrator::RK4;
@@ -170,6 +171,10 @@ CommandLine commandLine(Options &o) {
               })
       .option("--eta", "E", "Gamma-driver damping (default 2)", number(o.eta, "--eta"))
       .option("--ko-sigma", "S", "Kreiss-Oliger dissipation (default 0.1)", number(o.koSigma, "--ko-sigma"))
+      .option("--chi-floor", "F", "chi is kept >= F after each step (default 1e-4; 0: no floor)",
+              bssn("--chi-floor", [&o](const std::string &v) { o.floors.chi = parseNumber("--chi-floor", v); }))
+      .option("--lapse-floor", "F", "the lapse is kept >= F after each step (default 1e-8; 0: no floor)",
+              bssn("--lapse-floor", [&o](const std::string &v) { o.floors.lapse = parseNumber("--lapse-floor", v); }))
       .option("--excision", "R", "constraint norms skip r < R around each tracked point (default: max(m1, m2))",
               bssn("--excision", [&o](const std::string &v) { o.excision = parseNumber("--excision", v); }))
       .option("--norm-box", "R",
@@ -214,6 +219,8 @@ bool parse(int argc, char **argv, Options &o, int rank) {
     throw UsageError("--final-time must be non-negative");
   if (o.koSigma < 0 || o.eta < 0)
     throw UsageError("--ko-sigma and --eta must be non-negative");
+  if (!(o.floors.chi >= 0) || !(o.floors.lapse >= 0))
+    throw UsageError("--chi-floor and --lapse-floor must be non-negative");
   if (!o.run.output.empty() && !o.run.outputEvery)
     o.run.outputEvery = 10;
   if (o.run.outputEvery && o.run.output.empty())
@@ -328,7 +335,7 @@ int run(int argc, char **argv, int rank) {
   // (made after the engine, whose memory check comes first), the inverse conformal metric and
   // the algebraic constraints.
   std::optional<physics::TwoPunctureSolution> solution;
-  const BssnRunOptions bssn{o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator};
+  const BssnRunOptions bssn{o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator, o.floors};
   SystemHooks hooks = bssnSystemHooks(bssn, [&](runtime::UniformGridStorage &s, const DistributedGrid &g) {
     if (solution)
       writeTwoPunctureData(*solution, s, g);

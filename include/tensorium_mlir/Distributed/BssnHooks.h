@@ -1,6 +1,7 @@
 #pragma once
 // Host-side pieces of a BSSN evolution around the generated right-hand side: the inverse
-// conformal metric the kernel reads, and the algebraic constraints re-imposed after each step.
+// conformal metric the kernel reads, the algebraic constraints re-imposed after each step, and
+// the floors on chi and the lapse.
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 
 namespace tensorium_mlir::distributed {
@@ -28,5 +29,15 @@ void imposeBssnAlgebraicConstraints(double gammatilde[9], double Atilde[9], Conf
 /// deviation form the stored deviation h becomes (1 + s) h + s delta with 1 + s = det^(-1/3),
 /// det - 1 and s formed from h without the rounding of 1 + h.
 DistributedEvolution::StateHook bssnAlgebraicConstraints(ConformalMetricForm form = ConformalMetricForm::Full);
+
+/// Floors of moving-puncture runs, applied to the owned points after each step: chi >= chi
+/// (chi ~ r^2 near a puncture on a trumpet slice, about 1.7e-3 at the nearest points of a grid
+/// with h = M/16, so 1e-4 only catches an overshoot through zero) and alpha >= lapse (the lapse
+/// kept positive where it collapses). 0 turns a floor off.
+struct BssnFloors {
+  double chi = 1e-4, lapse = 1e-8;
+};
+/// Throws DistributedError for a negative or non-numeric floor.
+DistributedEvolution::StateHook bssnFloors(const BssnFloors &floors);
 
 } // namespace tensorium_mlir::distributed

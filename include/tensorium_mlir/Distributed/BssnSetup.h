@@ -4,6 +4,7 @@
 // initial data from solved two-puncture data or from an exact-solution fixture's slice kernel
 // (the one ADM -> BSSN conversion), used by tensorium-evolve and the evolution studies alike.
 // No MLIR.
+#include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/SystemEvolution.h"
 #include "tensorium_mlir/Physics/TwoPunctures.h"
@@ -20,6 +21,7 @@ struct BssnRunOptions {
   double eta = 2;          ///< Gamma-driver damping
   double koSigma = 0.1;    ///< Kreiss-Oliger dissipation
   TimeIntegrator integrator = TimeIntegrator::RK4;
+  BssnFloors floors;       ///< chi and lapse floors after each step (BssnHooks.h)
   double spacing() const { return 2 * extent / static_cast<double>(points); }
 };
 
@@ -33,8 +35,9 @@ inline constexpr std::array<const char *, 8> kBssnFields{"chi", "gammatilde", "K
 
 /// A moving-puncture run as a system: bssnEvolutionOptions' grid and radiative faces (far
 /// values per component: gammatilde -> delta_ij), the inverse conformal metric before each
-/// right-hand side, the algebraic constraints after each step, and `initialData` (two-puncture
-/// or exact-slice data) for the fields the module cannot assign itself.
+/// right-hand side, the algebraic constraints and then the floors after each step, and
+/// `initialData` (two-puncture or exact-slice data) for the fields the module cannot assign
+/// itself.
 SystemHooks bssnSystemHooks(const BssnRunOptions &o, DistributedEvolution::StorageHook initialData);
 
 /// The gauge and dissipation parameters of a moving-puncture run by name (eta, slicing = 1 for

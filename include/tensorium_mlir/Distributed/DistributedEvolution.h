@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +27,24 @@ struct EvolvedField {
   std::string name, rhs;
   unsigned components = 1;
   int offset = 0;
+};
+
+/// The first non-finite value of a state in natural order (z slowest, then y, x, then the
+/// interlaced components) and how many of its values are non-finite.
+struct NonFiniteValue {
+  std::array<int64_t, 3> point{};     // global grid indices
+  std::array<double, 3> coordinate{}; // of that point
+  std::string field;
+  unsigned component = 0;
+  int64_t count = 0;
+  /// "field alpha (component 0) at point (i, j, k) = (x, y, z), one of N non-finite values"
+  std::string describe() const;
+};
+
+/// The state became non-finite: `what()` names the time, step, field and grid point.
+struct NonFiniteState : DistributedError {
+  NonFiniteState(const NonFiniteValue &v, double time, long step);
+  NonFiniteValue value;
 };
 
 /// d_t u = -v (x^i / r) d_i u - v (u - u_inf) / r on the outer layers (r from the origin):
@@ -113,6 +132,11 @@ public:
   /// Every value of a global vector in natural order (x fastest, dof interlaced) on rank 0;
   /// empty elsewhere.
   std::vector<double> gatherOnRoot(Vec v) const;
+  /// Collective: the first non-finite value of a global vector over every rank (the same answer
+  /// on each), or nothing when every value is finite. One pass over the owned values.
+  std::optional<NonFiniteValue> firstNonFinite(Vec v) const;
+  /// Collective: throws NonFiniteState (on every rank) when the state has a non-finite value.
+  void checkFinite() const;
 
 private:
   void copyOwnedOut(Vec f);

@@ -46,12 +46,19 @@ public:
   /// Collective: renames the snapshot file to `path` and writes the XDMF index listing every
   /// snapshot. Throws DistributedError if either fails.
   void finish(const DistributedEvolution &e);
+  /// Collective, for a run that stops early: keeps the snapshots under their .partial name and
+  /// indexes them in partialXdmfPath() (FILE.partial.xmf), so that they open in ParaView or
+  /// VisIt all the same. Returns whether the index was written; never throws.
+  bool abandon(const DistributedEvolution &e) noexcept;
   const std::string &path() const { return path_; }
   const std::string &xdmfPath() const { return xdmf_; }
   std::string partialPath() const { return path_ + ".partial"; }
+  std::string partialXdmfPath() const { return xdmf_.substr(0, xdmf_.size() - 4) + ".partial.xmf"; }
+  /// Whether the current step has been written.
+  bool wrote(long step) const { return !written_.empty() && written_.back().first == step; }
 
 private:
-  bool writeXdmf(const DistributedEvolution &e) const;
+  bool writeXdmf(const DistributedEvolution &e, const std::string &data, const std::string &index) const;
   std::string path_, xdmf_;
   std::vector<std::pair<long, double>> written_; // (step, time)
 };

@@ -5,6 +5,7 @@
 // tracking, HDF5/XDMF snapshots and checkpoints. Every check runs before any output is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
+#include "tensorium_mlir/Distributed/EvolutionIO.h"
 
 #include <optional>
 #include <string>
@@ -29,10 +30,16 @@ struct MonitoredRunSettings {
 /// that tracks another number of points than `tracked`.
 PunctureTracker restartFromCheckpoint(DistributedEvolution &e, const std::string &path, size_t tracked);
 
+/// For a run that stops with an error (collective): adds the non-finite state as the last
+/// snapshot when `nonFinite`, keeps the snapshots under their .partial name with an XDMF index
+/// of their own (FILE.partial.xmf) and names both on rank 0's stderr. Nothing without snapshots.
+void keepSnapshotsOfAStoppedRun(const DistributedEvolution &e, SnapshotWriter *snapshots, bool nonFinite);
+
 /// Runs `e` from its present state (initial data or a restart) to the final time. Collective.
-/// Throws RunSettingsError for settings that cannot run and DistributedError when the evolution
-/// becomes non-finite or an output cannot be written (the monitor table then keeps its .partial
-/// name).
+/// Throws RunSettingsError for settings that cannot run, NonFiniteState when the state turns
+/// non-finite (checked after every step: the time, step, field and grid point) and
+/// DistributedError when an output cannot be written (the monitor table then keeps its
+/// .partial name; the snapshots so far are indexed in FILE.partial.xmf).
 void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, PunctureTracker &tracker,
                            const MonitoredRunSettings &settings, bool restarted);
 

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 using namespace tensorium_mlir;
 using namespace tensorium_mlir::distributed;
@@ -190,4 +191,74 @@ TEST(SystemEvolution, TheRunsRadiativeFacesReplaceTheModulesAndAPeriodicGridDrop
   SystemEvolution own(PETSC_COMM_WORLD, pulse, {8, 1.0}, systemParameters(describeSystem(pulse), {}));
   EXPECT_EQ(own.engine().options().grid.boundary, Boundary::Radiative);
   EXPECT_EQ(own.engine().options().radiative.farValues.at("phi"), std::vector<double>{0.0});
+}
+
+TEST(SystemEvolution, ANonFiniteValueIsFoundWithItsFieldComponentAndPoint) {
+  const SystemModule maxwell = systemModule(module("systems/maxwell_plane_gauge_wave_3d.tn", 4));
+  SystemEvolution run(PETSC_COMM_WORLD, maxwell, {8, 1.0}, systemParameters(describeSystem(maxwell), {{"a", 1.0}, {"lam", 0.1}}));
+  run.initialize();
+  DistributedEvolution &e = run.engine();
+  EXPECT_FALSE(e.firstNonFinite(e.state()).has_value());
+  EXPECT_NO_THROW(e.checkFinite());
+  // Two bad values: E component 2 at (3, 5, 6) and, later in natural order, a NaN at (1, 0, 7).
+  const EvolvedField &E = e.field("E"), &A = e.field("A");
+  const int64_t dof = e.grid().dof();
+  auto natural = [&](int64_t i, int64_t j, int64_t k, int64_t d) { return ((k * 8 + j) * 8 + i) * dof + d; };
+  const PetscInt values[2] = {static_cast<PetscInt>(natural(3, 5, 6, E.offset + 2)),
+                              static_cast<PetscInt>(natural(1, 0, 7, A.offset))};
+  // VecSetValues takes PETSc's (DMDA) global numbering: map the natural indices through the AO.
+  AO ao;
+  ASSERT_EQ(DMDAGetAO(e.grid().dm(), &ao), 0);
+  PetscInt petsc[2] = {values[0], values[1]};
+  ASSERT_EQ(AOApplicationToPetsc(ao, 2, petsc), 0);
+  const PetscScalar bad[2] = {HUGE_VAL, NAN};
+  ASSERT_EQ(VecSetValues(e.state(), 2, petsc, bad, INSERT_VALUES), 0);
+  ASSERT_EQ(VecAssemblyBegin(e.state()), 0);
+  ASSERT_EQ(VecAssemblyEnd(e.state()), 0);
+  const std::optional<NonFiniteValue> v = e.firstNonFinite(e.state());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->field, "E");
+  EXPECT_EQ(v->component, 2u);
+  EXPECT_EQ(v->point, (std::array<int64_t, 3>{3, 5, 6}));
+  EXPECT_EQ(v->count, 2);
+  // Cell-centred on [-1, 1]: x_i = -1 + (i + 1/2) / 4.
+  EXPECT_DOUBLE_EQ(v->coordinate[0], -1 + 3.5 / 4);
+  EXPECT_DOUBLE_EQ(v->coordinate[2], -1 + 6.5 / 4);
+  try {
+    e.checkFinite();
+    ADD_FAILURE() << "checkFinite accepted a non-finite state";
+  } catch (const NonFiniteState &error) {
+    EXPECT_NE(std::string(error.what()).find("(step 0): field E (component 2) at point (3, 5, 6)"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("first of 2 non-finite values"), std::string::npos) << error.what();
+  }
+}
+
+TEST(SystemEvolution, FloorsRaiseChiAndTheLapseOnlyBelowThem) {
+  const SystemModule m = systemModule(bssn());
+  SystemHooks hooks = bssnSystemHooks({}, flatData(0));
+  hooks.grid = periodicCube(8);
+  SystemEvolution run(PETSC_COMM_WORLD, m, {}, bssnParameters(describeSystem(m), {}), TimeIntegrator::RK4, hooks);
+  const DistributedEvolution &e = run.engine();
+  const size_t dof = static_cast<size_t>(e.grid().dof()), chi = static_cast<size_t>(e.field("chi").offset),
+               alpha = static_cast<size_t>(e.field("alpha").offset);
+  std::vector<double> owned(3 * dof, 0.5);
+  owned[chi] = -0.25, owned[alpha] = 0.0;            // point 0: both below their floors
+  owned[dof + chi] = 2e-4, owned[dof + alpha] = 1e-9; // point 1: chi above, alpha below
+  owned[2 * dof + chi] = NAN;                         // point 2: left for the finite check
+  const std::vector<double> before = owned;
+  bssnFloors({1e-4, 1e-8})(owned, e);
+  EXPECT_EQ(owned[chi], 1e-4);
+  EXPECT_EQ(owned[alpha], 1e-8);
+  EXPECT_EQ(owned[dof + chi], 2e-4);
+  EXPECT_EQ(owned[dof + alpha], 1e-8);
+  EXPECT_TRUE(std::isnan(owned[2 * dof + chi]));
+  for (size_t q = 0; q < owned.size(); ++q)
+    if (q % dof != chi && q % dof != alpha)
+      EXPECT_EQ(owned[q], before[q]) << q;
+  // Floors of 0 change nothing; a negative floor is refused.
+  std::vector<double> untouched = before;
+  bssnFloors({0, 0})(untouched, e);
+  EXPECT_EQ(untouched[chi], -0.25);
+  EXPECT_THROW(bssnFloors({-1, 0}), DistributedError);
 }
