@@ -1,7 +1,8 @@
 // h5_compare FILE_A DATASET_A FILE_B DATASET_B: prints both datasets' dimensions and fails
 // unless they have the same shape and bitwise equal doubles. h5_compare FILE DATASET: prints
 // the dimensions only. h5_compare --flip FILE DATASET INDEX BIT flips one bit of one value in
-// place. h5_compare --attribute FILE NAME prints a numeric attribute of the root group. Used to
+// place. h5_compare --attribute FILE NAME prints a numeric attribute of the root group;
+// h5_compare --value FILE DATASET INDEX prints one value (flat index, row-major). Used to
 // check restarts and snapshot layouts, and to corrupt a checkpoint's data on purpose, without
 // other tools.
 #include <hdf5.h>
@@ -63,6 +64,18 @@ int main(int argc, char **argv) {
       return 1;
     }
     std::printf("%.17g\n", value);
+    return 0;
+  }
+  if (argc == 5 && std::strcmp(argv[1], "--value") == 0) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    std::vector<hsize_t> dims;
+    std::vector<double> values;
+    const unsigned long index = std::strtoul(argv[4], nullptr, 10);
+    if (!readDataset(argv[2], argv[3], dims, values) || index >= values.size()) {
+      std::fprintf(stderr, "FAIL: no value %lu in %s:%s\n", index, argv[2], argv[3]);
+      return 1;
+    }
+    std::printf("%.17g\n", values[index]);
     return 0;
   }
   if (argc == 6 && std::strcmp(argv[1], "--flip") == 0) {
