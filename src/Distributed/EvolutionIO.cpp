@@ -243,12 +243,15 @@ std::string evolutionLayout(const DistributedEvolution &e) {
   return s.str();
 }
 
-SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path) : path_(std::move(path)) {
+SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path, const std::string &runFile)
+    : path_(std::move(path)) {
   if (path_.size() < 4 || path_.substr(path_.size() - 3) != ".h5")
     throw DistributedError("output file '" + path_ + "' must end in .h5");
   xdmf_ = path_.substr(0, path_.size() - 3) + ".xmf";
   Viewer v(e.grid().comm(), partialPath(), FILE_MODE_WRITE);
   writeString(v, "/", "tensorium_layout", evolutionLayout(e));
+  if (!runFile.empty())
+    writeString(v, "/", "tensorium_run_file", runFile);
   // The grid as numbers too, for readers that do not parse the layout: the first point's
   // coordinates, the spacing and the points per axis.
   const GridSpec &g = e.grid().spec();
@@ -375,6 +378,8 @@ void writeCheckpoint(const DistributedEvolution &e, const std::string &path, con
     writeString(v, "/checkpoint", "time", time);
     writeString(v, "/checkpoint", "step", step);
     writeString(v, "/checkpoint", "extras", s.str());
+    if (!extras.runFile.empty())
+      writeString(v, "/checkpoint", "run_file", extras.runFile);
     writeString(v, "/checkpoint", "checksum",
                 checkpointChecksum(e, e.state(), checkpointAttributes(layout, time, step, s.str())));
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");

@@ -159,7 +159,7 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   // Outputs are created only now, after every input has been checked.
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!s.output.empty())
-    snapshots = std::make_unique<SnapshotWriter>(e, s.output);
+    snapshots = std::make_unique<SnapshotWriter>(e, s.output, s.runFile);
   MonitorTable table(e, s.monitorFile, tracker.positions().size());
   auto excluded = [&](const std::array<double, 3> &x) {
     if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
@@ -190,6 +190,7 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   };
   auto checkpointExtras = [&]() {
     CheckpointExtras x;
+    x.runFile = s.runFile;
     for (const auto &p : tracker.positions())
       x.values.insert(x.values.end(), p.begin(), p.end());
     return x;

@@ -94,9 +94,11 @@ SystemRunResult runSystemEvolution(SystemEvolution &s, const SystemRunSettings &
     if (!exact)
       std::printf("the initial data do not depend on t: no exact solution to compare with\n");
   }
+  CheckpointExtras runFileExtras;
+  runFileExtras.runFile = settings.runFile;
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!settings.output.empty())
-    snapshots = std::make_unique<SnapshotWriter>(e, settings.output);
+    snapshots = std::make_unique<SnapshotWriter>(e, settings.output, settings.runFile);
   SystemTable table(e.grid().comm(), settings.monitorFile);
   const auto start = std::chrono::steady_clock::now();
   auto report = [&](bool print) {
@@ -136,14 +138,14 @@ SystemRunResult runSystemEvolution(SystemEvolution &s, const SystemRunSettings &
       if (snapshots && settings.outputEvery && e.stepNumber() % settings.outputEvery == 0)
         snapshots->write(e);
       if (settings.checkpointEvery && e.stepNumber() % settings.checkpointEvery == 0)
-        writeCheckpoint(e, settings.checkpoint, {});
+        writeCheckpoint(e, settings.checkpoint, runFileExtras);
     }
   } catch (const DistributedError &failure) {
     keepSnapshotsOfAStoppedRun(e, snapshots.get(), dynamic_cast<const NonFiniteState *>(&failure) != nullptr);
     throw;
   }
   if (!settings.checkpoint.empty() && (!settings.checkpointEvery || e.stepNumber() % settings.checkpointEvery != 0))
-    writeCheckpoint(e, settings.checkpoint, {});
+    writeCheckpoint(e, settings.checkpoint, runFileExtras);
   if (lastStep == 0 && rank == 0 && !settings.quiet)
     std::printf("final time 0: no steps to take\n");
   if (rank == 0 && !settings.quiet) {

@@ -32,6 +32,27 @@ echo "resumed:  $last_resumed"
 [ "$last_straight" = "$last_resumed" ] || fail "constraint norms or puncture positions differ after restart"
 grep -q 'restarted from half.h5 at t = 0.4' resumed.log || fail "restart not reported"
 
+echo "=== the same run from a run file (the command line naming the checkpoint), copied into the checkpoint"
+cat > run.toml <<'TOML'
+# run-file-marker-5e1d
+resolution = 20
+extent = 4
+initial-data-resolution = [12, 12, 6]
+p1 = [-0.1, 0, 0]
+p2 = [0.1, 0, 0]
+monitor-every = 2
+final-time = 0.8
+checkpoint-every = 100
+checkpoint = "overridden.h5"
+TOML
+mpi 2 "$evolve" run.toml --checkpoint fromfile.h5 > fromfile.log || fail "run file"
+"$compare" straight.h5 /checkpoint/state fromfile.h5 /checkpoint/state || fail "the run file's run differs from the command line's"
+[ ! -e overridden.h5 ] || fail "the command line did not win over the run file"
+grep -aq 'run-file-marker-5e1d' fromfile.h5 || fail "the run file is not in the checkpoint"
+# The README's run file holds valid keys only (run here for no steps on a small grid).
+timeout 120 "$evolve" "$fixtures/../examples/runs/head_on.toml" --resolution 20 --extent 4 --initial-data-resolution 12,12,6 \
+  --final-time 0 --h5 demo.h5 > demo.log 2>&1 || { cat demo.log; fail "examples/runs/head_on.toml"; }
+
 echo "=== snapshots and their XDMF index"
 mpi 2 "$evolve" "${base[@]}" --final-time 0.2 --h5 snap.h5 --h5-every 1 --csv monitor.csv > snap.log ||
   fail "snapshot run"
@@ -64,6 +85,22 @@ expect_error() { # expect_error PATTERN CMD...: non-zero exit, PATTERN on stderr
   [ ! -e out.h5 ] || fail "output file left behind by: $*"
 }
 echo "=== bad input"
+# Run files: every mistake located at its key, exit 2, nothing written.
+printf 'resolution = 20\nresolutoin = 3\n' > typo.toml
+expect_error "typo.toml:2:1: error: unknown key 'resolutoin'; did you mean 'resolution'?" mpi 2 "$evolve" typo.toml
+printf 'resolution = 20\nextent = 4\ncfl = 2.0\n' > cfl.toml
+expect_error "cfl.toml:3:1: error: key 'cfl': --cfl must be in (0, 1\]" mpi 2 "$evolve" cfl.toml
+printf 'resolution = "twenty"\n' > type.toml
+expect_error "type.toml:1:1: error: key 'resolution': --resolution expects an integer" "$evolve" type.toml
+printf 'track = [[1, 0], [2, 0, 0]]\n' > track.toml
+expect_error "track.toml:1:1: error: key 'track': --track expects 3 comma-separated values" "$evolve" track.toml
+printf 'resolution = 20\nextent =\n' > syntax.toml
+expect_error "syntax.toml:2:9: error: " "$evolve" syntax.toml
+expect_error "unexpected argument 'run.txt' (a run file ends in .toml" "$evolve" run.txt
+# The command line wins: the file's bad cfl is never read.
+timeout 120 "$evolve" cfl.toml --cfl 0.25 --initial-data-resolution 12,12,6 --final-time 0 > cfl_override.log 2>&1 ||
+  { cat cfl_override.log; fail "the command line's --cfl did not replace the run file's"; }
+
 expect_error "smaller than the stencil radius 3" mpi 2 "$evolve" "${base[@]}" --ghost 2
 expect_error "is smaller than a stencil" mpi 2 "$evolve" --resolution 5 --initial-data-resolution 12,12,6
 expect_error "cannot split" mpi 3 "$evolve" --resolution 8 --initial-data-resolution 12,12,6

@@ -124,6 +124,7 @@ public:
     // The value of option `e` given as `name`: inline (after '=' or a short option's letter)
     // or the next word.
     auto apply = [&](const Entry &e, const std::string &name, const std::string *inlineValue, int &i) {
+      given_.push_back(e.name);
       if (e.kind == Entry::Flag) {
         if (inlineValue)
           throw UsageError("'" + name + "' takes no value");
@@ -249,6 +250,32 @@ public:
     return kUsageExit;
   }
 
+  /// The options the last parse() applied (current names, in order, repeats included).
+  const std::vector<std::string> &given() const { return given_; }
+
+  /// Whether `name` (e.g. "--resolution", no old name) is an option with a value, a flag, or
+  /// neither.
+  enum class Kind { None, Value, Flag };
+  Kind kindOf(const std::string &name) const {
+    const Entry *e = find(name);
+    return !e || e->kind == Entry::Renamed ? Kind::None : e->kind == Entry::Flag ? Kind::Flag : Kind::Value;
+  }
+  /// Applies an option from elsewhere than argv (a run file): as `--name value` would be.
+  void applyValue(const std::string &name, const std::string &value) const {
+    const Entry *e = find(name);
+    if (!e || e->kind != Entry::Value)
+      throw UsageError("'" + name + "' is not an option with a value");
+    if (value.empty())
+      throw UsageError("'" + name + "' needs a value (" + e->metavar + ")");
+    e->valueApply(value);
+  }
+  void applyFlag(const std::string &name) const {
+    const Entry *e = find(name);
+    if (!e || e->kind != Entry::Flag)
+      throw UsageError("'" + name + "' is not a flag");
+    e->flagApply();
+  }
+
   /// Names of every option, for checks of the documentation.
   std::vector<std::string> optionNames() const {
     std::vector<std::string> names;
@@ -260,6 +287,7 @@ public:
 
 private:
   static constexpr size_t kHelpColumn = 26;
+  mutable std::vector<std::string> given_;
   struct Entry {
     enum Kind { Group, Value, Flag, Renamed } kind;
     std::string name, metavar, help;

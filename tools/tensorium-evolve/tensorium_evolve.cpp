@@ -4,6 +4,7 @@
 // declares (its initial data, boundaries, parameters and constraints from the module's tables).
 #include "command_line.h"
 #include "module_toolchain.h"
+#include "option_file.h"
 #include "output_paths.h"
 
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
@@ -56,6 +57,7 @@ struct Options {
   bool orderGiven = false;
   std::map<std::string, double> params; // --param, --param-file: a system module's parameters
   std::vector<std::string> bssnOnly;    // options given that only a BSSN run takes
+  std::string runFile;                  // RUN.toml: options as keys (the command line wins)
 };
 
 /// `name = value` lines of a TOML parameter file (numbers only).
@@ -77,7 +79,7 @@ void readParameterFile(const std::string &path, std::map<std::string, double> &t
 
 /// The option table (parses and prints the help); fills `o`.
 CommandLine commandLine(Options &o) {
-  CommandLine cli("tensorium-evolve", "[options]   (mpirun -n N for N ranks; PETSc's own -options pass through)");
+  CommandLine cli("tensorium-evolve", "[RUN.toml] [options]   (mpirun -n N for N ranks; PETSc's own -options pass through)");
   // Options of BSSN runs only are remembered, so that a system module refuses them by name.
   auto bssn = [&o](const char *name, std::function<void(const std::string &)> f) {
     return [&o, name, f](const std::string &v) {
@@ -93,6 +95,14 @@ CommandLine commandLine(Options &o) {
     return bssn(name, [&to, name](const std::string &v) { to = vec3(name, v); });
   };
   cli.passSingleDashOptions()
+      .operands(
+          "RUN.toml",
+          [&o](const std::string &v) {
+            if (v.size() < 6 || v.substr(v.size() - 5) != ".toml")
+              throw UsageError("unexpected argument '" + v + "' (a run file ends in .toml; options start with --)");
+            o.runFile = v;
+          },
+          0, 1)
       .group("initial data: two punctures, as tensorium-two-punctures (precollapsed lapse psi^-2)")
       .option("--b", "B", "half-separation; punctures at (+b, 0, 0) and (-b, 0, 0) (default 1.5)", number(o.punctures.b, "--b"))
       .option("--m1", "M", "bare mass of puncture 1 (default 0.5)", number(o.punctures.m1, "--m1"))
@@ -204,13 +214,8 @@ CommandLine commandLine(Options &o) {
   return cli;
 }
 
-/// Parses and checks the options; false when --help was asked for (printed).
-bool parse(int argc, char **argv, Options &o, int rank) {
-  o.punctures.b = 1.5;
-  o.solver.nA = o.solver.nB = 24;
-  o.solver.nPhi = 12;
-  if (!commandLine(o).quietWarnings(rank != 0).parse(argc, argv, std::cout))
-    return false;
+/// Checks the options together.
+void checkOptions(Options &o) {
   if (!(o.extent > 0))
     throw UsageError("--extent must be positive");
   if (!(o.run.cfl > 0) || o.run.cfl > 1)
@@ -249,6 +254,32 @@ bool parse(int argc, char **argv, Options &o, int rank) {
       throw UsageError("restart file '" + o.restart + "' cannot be read: " + problem);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
+}
+
+/// Parses the command line and the run file and checks the options; false when --help was asked
+/// for (printed). A mistake about a key of the run file is located at that key.
+bool parse(int argc, char **argv, Options &o, int rank) {
+  o.punctures.b = 1.5;
+  o.solver.nA = o.solver.nB = 24;
+  o.solver.nPhi = 12;
+  const CommandLine cli = commandLine(o).quietWarnings(rank != 0);
+  if (!cli.parse(argc, argv, std::cout))
+    return false;
+  std::optional<OptionFile> file;
+  if (!o.runFile.empty()) {
+    file.emplace(o.runFile);
+    file->apply(cli, cli.given());
+    o.run.runFile = file->text();
+  }
+  try {
+    checkOptions(o);
+  } catch (const OptionFileError &) {
+    throw;
+  } catch (const UsageError &e) {
+    if (file)
+      file->rethrowLocated(e, cli.given());
+    throw;
+  }
   return true;
 }
 
@@ -293,6 +324,7 @@ int runSystem(const Options &o, const runtime::KernelModule &module, int rank) {
   run.monitorEvery = o.run.monitorEvery, run.outputEvery = o.run.outputEvery;
   run.monitorFile = o.run.monitorFile, run.output = o.run.output;
   run.checkpoint = o.run.checkpoint, run.checkpointEvery = o.run.checkpointEvery;
+  run.runFile = o.run.runFile;
   runSystemEvolution(s, run);
   return 0;
 }
@@ -394,6 +426,10 @@ int main(int argc, char **argv) {
   // same error at the same place: rank 0 reports it and all of them finalize normally.
   try {
     status = run(argc, argv, rank);
+  } catch (const OptionFileError &e) { // already located: FILE:LINE:COL: error: key 'k': ...
+    if (rank == 0)
+      std::fprintf(stderr, "%s\n", e.what());
+    status = 2;
   } catch (const UsageError &e) {
     if (rank == 0)
       std::fprintf(stderr, "tensorium-evolve: error: %s\n(run 'tensorium-evolve --help' for usage)\n", e.what());

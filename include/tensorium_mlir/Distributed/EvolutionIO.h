@@ -40,7 +40,9 @@ public:
   /// `path` ends in .h5; the XDMF index is the same path with .xmf. Snapshots go to
   /// `path`.partial until finish() moves them into place, so that a run that stops early never
   /// leaves a file that looks complete.
-  SnapshotWriter(const DistributedEvolution &e, std::string path);
+  /// `runFile`: the text of the run file the run was started from ("" for none), kept as the
+  /// root attribute tensorium_run_file so that the output documents its run.
+  SnapshotWriter(const DistributedEvolution &e, std::string path, const std::string &runFile = "");
   /// Appends the current state as /snapshot_<step> (time and step as attributes).
   void write(const DistributedEvolution &e);
   /// Collective: renames the snapshot file to `path` and writes the XDMF index listing every
@@ -66,6 +68,9 @@ private:
 struct CheckpointExtras {
   /// Values a driver needs to continue exactly (e.g. puncture positions), stored losslessly.
   std::vector<double> values;
+  /// The run file's text ("" for none), kept as /checkpoint's attribute run_file (outside the
+  /// checksum: it documents the run and plays no part in continuing it).
+  std::string runFile;
 };
 
 /// Writes state, time, step, layout and extras to `path` (through a temporary file renamed into

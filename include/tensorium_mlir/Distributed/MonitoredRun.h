@@ -24,6 +24,7 @@ struct MonitoredRunSettings {
   std::optional<double> normBox; // and, when set, every point with some |x_a| > normBox
   long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
   std::string monitorFile, output, checkpoint; // "" for none
+  std::string runFile; // the run file's text, copied into snapshots and checkpoints ("" for none)
 };
 
 /// Reads checkpoint `path` into `e` and returns the tracked points it saved; refuses a checkpoint

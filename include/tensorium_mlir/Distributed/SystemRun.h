@@ -16,6 +16,7 @@ struct SystemRunSettings {
   long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
   std::string monitorFile, output, checkpoint; // "" for none; a checkpoint is also written at the end
   bool quiet = false;              // no progress lines (studies)
+  std::string runFile; // the run file's text, copied into snapshots and checkpoints ("" for none)
 };
 
 struct SystemRunResult {
