@@ -41,7 +41,8 @@ with open(os.path.join(here, "tn.dict")) as f:
         if m:
             dictionary.append(m.group(1).encode().decode("unicode_escape"))
 dictionary += ["+", "-", "*", "/", "^", "(", ")", "[", "]", ",", "=", "{", "}", "\n", "0", "1", "2.5", "1e300",
-               "i", "j", "k", "u", "d_i(", "laplacian(", "contract(", "dissipation(", "sqrt(", "order = 8"]
+               "i", "j", "k", "u", "d_i(", "laplacian(", "contract(", "dissipation(", "sqrt(", "order = 8",
+               "advect(beta[k], ", "abs(", "advection = centered"]
 
 
 def limits():

@@ -218,6 +218,12 @@ void BodyEmitter::emitNodes(const std::vector<NodeId> &roots, const LeafLoader &
     case NodeOp::PowGeneral: v = b_.create<mlir::math::PowFOp>(loc_, L(), R()); break;
     case NodeOp::BesselJ0: v = libmCall("j0", L()); break;
     case NodeOp::BesselJ1: v = libmCall("j1", L()); break;
+    case NodeOp::Abs: v = b_.create<mlir::math::AbsFOp>(loc_, L()); break;
+    case NodeOp::Sign: {
+      Value x = L();
+      v = b_.create<mlir::math::CopySignOp>(loc_, constLike(x, 1.0), x);
+      break;
+    }
     }
     values_[id] = v;
   }

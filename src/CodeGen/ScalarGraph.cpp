@@ -169,6 +169,8 @@ NodeId ScalarGraph::unary(NodeOp op, NodeId a) {
     case NodeOp::Log: if (v > 0) return constant(std::log(v)); break;
     case NodeOp::BesselJ0: return constant(::j0(v));
     case NodeOp::BesselJ1: return constant(::j1(v));
+    case NodeOp::Abs: return constant(std::fabs(v));
+    case NodeOp::Sign: return constant(std::copysign(1.0, v));
     default: break;
     }
   }
@@ -258,6 +260,8 @@ NodeId ScalarGraph::differentiate(NodeId root, const std::function<NodeId(const 
     case NodeOp::BesselJ1:
       out = mul(sub(unary(NodeOp::BesselJ0, n.lhs), div(id, n.lhs)), memo.at(n.lhs));
       break;
+    case NodeOp::Abs: out = mul(unary(NodeOp::Sign, n.lhs), memo.at(n.lhs)); break;
+    case NodeOp::Sign: out = constant(0.0); break;
     case NodeOp::PowGeneral: {
       // (a^b)' = a^b (b' log a + b a'/a)
       NodeId da = memo.at(n.lhs), db = memo.at(n.rhs);

@@ -175,7 +175,8 @@ private:
     line(2) << "Time dt=" << number(s.dt) << " integrator=" << s.integrator << '\n';
     line(2) << "Spatial scheme=" << (s.scheme == Scheme::Spectral ? "spectral" : "fd")
             << " derivative=" << s.derivative << " order=" << s.order
-            << (s.stencilOfExpressions ? " expression_derivatives=stencil" : "") << '\n';
+            << (s.stencilOfExpressions ? " expression_derivatives=stencil" : "")
+            << (s.lopsidedAdvection ? "" : " advection=centered") << '\n';
   }
 
   void initialData(const InitialDataBlock &b) {
@@ -291,6 +292,10 @@ private:
     case ExprKind::Covariant: os_ << "Covariant nabla_" << e.indices.front().name; break;
     case ExprKind::Laplacian: os_ << "Laplacian"; break;
     case ExprKind::Dissipation: os_ << "Dissipation"; break;
+    case ExprKind::Advect:
+      os_ << "Advect sum="
+          << (e.operands.empty() || e.operands[0]->freeIndices.empty() ? "?" : e.operands[0]->freeIndices.front().name);
+      break;
     }
     os_ << indices(e.freeIndices) << '\n';
     for (const ExprPtr &op : e.operands)

@@ -432,6 +432,10 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
     Token v = word();
     mark(sim.expressionDerivatives, v.range);
     sim.expressionDerivatives.value = std::string(v.text);
+  } else if (sec == "spatial" && keyText == "advection") {
+    Token v = word();
+    mark(sim.advection, v.range);
+    sim.advection.value = std::string(v.text);
   } else if (sec == "spatial" && keyText == "order") {
     SourceRange r;
     double value = number(r);
@@ -441,7 +445,7 @@ void Parser::parseSimulationSetting(SimulationBlock &sim, const Token &key, cons
     const char *expected = sec == "simulation"
                                ? "coordinates, dimension, resolution, time or spatial"
                            : sec == "time" ? "dt or integrator"
-                                           : "scheme, derivative, order or expression_derivatives";
+                                           : "scheme, derivative, order, expression_derivatives or advection";
     fail(key.range, "unknown setting '" + keyText + "' in '" + std::string(sec) +
                         "' (expected " + expected + ")");
   }
@@ -880,6 +884,8 @@ ExprPtr Parser::parsePrimary() {
       node->kind = ExprKind::Laplacian;
     } else if (name == "dissipation") {
       node->kind = ExprKind::Dissipation;
+    } else if (name == "advect") {
+      node->kind = ExprKind::Advect;
     } else if (startsWith(name, "d_")) {
       node->kind = ExprKind::Derivative;
       node->indices.push_back({name.substr(2), {SourceLocation{t.range.begin.offset + 2}, t.range.end}});

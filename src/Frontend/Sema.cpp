@@ -26,7 +26,7 @@ struct BuiltinInfo {
 constexpr BuiltinInfo kBuiltins[] = {
     {"sqrt", Builtin::Sqrt, 1}, {"sin", Builtin::Sin, 1}, {"cos", Builtin::Cos, 1},
     {"exp", Builtin::Exp, 1},   {"log", Builtin::Log, 1}, {"pow", Builtin::Pow, 2},
-    {"bessel_j0", Builtin::BesselJ0, 1}, {"bessel_j1", Builtin::BesselJ1, 1}};
+    {"bessel_j0", Builtin::BesselJ0, 1}, {"bessel_j1", Builtin::BesselJ1, 1}, {"abs", Builtin::Abs, 1}};
 
 const BuiltinInfo *findBuiltin(std::string_view name) {
   for (const BuiltinInfo &b : kBuiltins)
@@ -209,6 +209,13 @@ private:
     if (s.derivative.present && s.derivative.value != "centered")
       d_.error(s.derivative.valueRange, "unknown derivative kind '" + s.derivative.value +
                                             "' (only 'centered' is supported)");
+    if (s.advection.present) {
+      if (s.advection.value == "centered")
+        info.lopsidedAdvection = false;
+      else if (s.advection.value != "lopsided")
+        d_.error(s.advection.valueRange,
+                 "unknown advection '" + s.advection.value + "' (expected lopsided or centered)");
+    }
     if (s.expressionDerivatives.present) {
       const std::string &v = s.expressionDerivatives.value;
       if (v == "stencil")
@@ -545,8 +552,45 @@ private:
       e.freeIndices = s->free;
       return Shape{s->free, {}};
     }
+    case ExprKind::Advect:
+      return checkAdvect(e);
     }
     return std::nullopt;
+  }
+
+  /// advect(beta[k], u): beta^k d_k u, so beta carries exactly one free upper spatial index k
+  /// that u does not use; the value has u's indices.
+  std::optional<Shape> checkAdvect(Expr &e) {
+    if (e.operands.size() != 2) {
+      d_.error(e.range, "advect() takes two arguments: the advecting vector with its index and the advected "
+                        "expression, as in advect(beta[k], chi)");
+      return std::nullopt;
+    }
+    auto velocity = check(*e.operands[0]);
+    auto advected = check(*e.operands[1]);
+    if (!velocity || !advected)
+      return std::nullopt;
+    const Expr &v = *e.operands[0];
+    if (!velocity->bound.empty() || !advected->bound.empty()) {
+      d_.error((!velocity->bound.empty() ? v : *e.operands[1]).range,
+               "repeated index in an argument of advect(); sum it with contract() inside the argument");
+      return std::nullopt;
+    }
+    if (velocity->free.size() != 1 || velocity->free.front().space != IndexSpace::Spatial ||
+        velocity->free.front().variance != Variance::Up) {
+      d_.error(v.range, "the first argument of advect() must be a vector with one free upper spatial index, as in "
+                        "advect(beta[k], chi)");
+      return std::nullopt;
+    }
+    const std::string &k = velocity->free.front().name;
+    for (const TypedIndex &i : advected->free)
+      if (i.name == k) {
+        d_.error(i.range, "index '" + k + "' of the advecting vector also appears in the advected expression; "
+                                          "advect() sums over it");
+        return std::nullopt;
+      }
+    e.freeIndices = advected->free;
+    return Shape{advected->free, {}};
   }
 
   std::optional<Shape> checkRef(Expr &e) {
@@ -609,7 +653,7 @@ private:
       return slotsToShape(e, {v, v}, {IndexSpace::Spatial, IndexSpace::Spatial}, "the flat metric '" + name + "'");
     }
     if (it == globals_.end()) {
-      if (findBuiltin(name) || name == "contract" || name == "laplacian" ||
+      if (findBuiltin(name) || name == "contract" || name == "laplacian" || name == "dissipation" || name == "advect" ||
           (name.size() > 2 && name.rfind("d_", 0) == 0) || name.rfind("nabla_", 0) == 0)
         d_.error(e.range, "'" + name + "' is a built-in operator; call it as " + name + "(...)");
       else if (name == "x" || name == "y" || name == "z" || name == "r" || name == "theta" || name == "phi") {

@@ -71,4 +71,15 @@ std::vector<double> dissipationWeights(unsigned order) {
   return w;
 }
 
+const OffsetWeights &lopsidedFirstDerivativeWeights(unsigned order) {
+  requireOrder(order);
+  // The exact rational solutions of sum_j w_j j^m = [m == 1], m = 0..p, on the offsets.
+  static const OffsetWeights w2{0, {-3.0 / 2, 2.0, -1.0 / 2}};
+  static const OffsetWeights w4{-1, {-1.0 / 4, -5.0 / 6, 3.0 / 2, -1.0 / 2, 1.0 / 12}};
+  static const OffsetWeights w6{-2, {1.0 / 30, -2.0 / 5, -7.0 / 12, 4.0 / 3, -1.0 / 2, 2.0 / 15, -1.0 / 60}};
+  static const OffsetWeights w8{
+      -3, {-1.0 / 168, 1.0 / 14, -1.0 / 2, -9.0 / 20, 5.0 / 4, -1.0 / 2, 1.0 / 6, -1.0 / 28, 1.0 / 280}};
+  return order == 2 ? w2 : order == 4 ? w4 : order == 6 ? w6 : w8;
+}
+
 } // namespace tensorium_mlir::support

@@ -23,6 +23,8 @@ enum class NodeOp : uint8_t {
   Sqrt, Sin, Cos, Exp, Log,
   PowGeneral, // pow(a, b)
   BesselJ0, BesselJ1, // the C library's j0, j1
+  Abs,  // |x|
+  Sign, // copysign(1, x): +-1, the derivative of |x| (+-1 at +-0 as well)
 };
 
 enum class LeafKind : uint8_t {

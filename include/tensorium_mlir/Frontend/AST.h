@@ -68,10 +68,11 @@ enum class ExprKind {
   Covariant,  // nabla_k(expr)
   Laplacian,  // laplacian(expr)
   Dissipation, // dissipation(expr, sigma): Kreiss-Oliger dissipation (fd only)
+  Advect,     // advect(beta[k], expr): beta^k d_k expr, lopsided stencils by the sign of beta^k (fd)
 };
 
 enum class RefKind { Unresolved, Field, Param, Coordinate, Temporary, FlatMetric };
-enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow, BesselJ0, BesselJ1 };
+enum class Builtin { None, Sqrt, Sin, Cos, Exp, Log, Pow, BesselJ0, BesselJ1, Abs };
 
 struct Expr {
   ExprKind kind;
@@ -152,6 +153,7 @@ struct SimulationBlock {
   Setting<std::string> derivative;
   Setting<double> order;
   Setting<std::string> expressionDerivatives;
+  Setting<std::string> advection;
 };
 
 enum class Scheme { FiniteDifference, Spectral };
@@ -171,6 +173,10 @@ struct SimulationInfo {
   /// derivative of the expression in terms of the stencil derivatives of its fields; true
   /// (`stencil`): the stencil applied to the expression evaluated at every neighbour.
   bool stencilOfExpressions = false;
+  /// fd: advect(beta[k], u) with lopsided stencils chosen by the sign of beta^k (`lopsided`, the
+  /// default) or as beta^k d_k u with the centred stencil (`centered`, the same kernel as
+  /// contract(beta[k] * d_k(u))).
+  bool lopsidedAdvection = true;
   std::vector<std::string> coordinateNames{"x", "y", "z"};
   bool fromSource = false;
 };

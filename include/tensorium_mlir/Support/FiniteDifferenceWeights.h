@@ -20,4 +20,16 @@ std::vector<double> derivativeWeights(unsigned order, unsigned count);
 /// Kreiss-Oliger dissipation of a scheme of order p (radius p/2 + 1), times 1/h.
 std::vector<double> dissipationWeights(unsigned order);
 
+/// Weights of consecutive offsets first, first + 1, ... (times 1/h).
+struct OffsetWeights {
+  int first = 0;
+  std::vector<double> weights;
+  int last() const { return first + static_cast<int>(weights.size()) - 1; }
+};
+/// The lopsided ("upwind-biased") d/dx of order p for a positive advection speed beta^x > 0:
+/// offsets -(p/2 - 1) .. p/2 + 1, one more point on the side the information comes from (order
+/// 4: (-3 u[-1] - 10 u[0] + 18 u[1] - 6 u[2] + u[3]) / 12); for beta^x < 0 the mirror image
+/// (offsets negated, weights negated). Reach p/2 + 1, as Kreiss-Oliger dissipation's.
+const OffsetWeights &lopsidedFirstDerivativeWeights(unsigned order);
+
 } // namespace tensorium_mlir::support

@@ -69,3 +69,24 @@ TEST(FiniteDifferenceWeights, UnsupportedOrdersAreRefused) {
   EXPECT_THROW(secondDerivativeWeights(10), std::invalid_argument);
   EXPECT_THROW(dissipationWeights(5), std::invalid_argument);
 }
+
+TEST(FiniteDifferenceWeights, LopsidedFirstDerivativesHaveTheirOrderAndTheirBias) {
+  for (unsigned p : {2u, 4u, 6u, 8u}) {
+    const OffsetWeights &w = lopsidedFirstDerivativeWeights(p);
+    const int half = static_cast<int>(p) / 2;
+    EXPECT_EQ(w.first, -(half - 1)) << p;
+    EXPECT_EQ(w.last(), half + 1) << p; // one more point ahead: the reach of Kreiss-Oliger's
+    // sum_j w_j j^m = [m == 1] for m = 0..p (p + 1 points: exact on polynomials of degree p).
+    for (int m = 0; m <= static_cast<int>(p); ++m) {
+      double sum = 0;
+      for (size_t j = 0; j < w.weights.size(); ++j)
+        sum += w.weights[j] * std::pow(static_cast<double>(w.first + static_cast<int>(j)), m);
+      EXPECT_NEAR(sum, m == 1 ? 1.0 : 0.0, 1e-12) << "order " << p << " moment " << m;
+    }
+  }
+  // The published fourth-order form: (-3 f[i-1] - 10 f[i] + 18 f[i+1] - 6 f[i+2] + f[i+3]) / (12 h).
+  const std::vector<double> published{-3.0 / 12, -10.0 / 12, 18.0 / 12, -6.0 / 12, 1.0 / 12};
+  for (size_t j = 0; j < published.size(); ++j)
+    EXPECT_DOUBLE_EQ(lopsidedFirstDerivativeWeights(4).weights[j], published[j]);
+  EXPECT_THROW(lopsidedFirstDerivativeWeights(3), std::invalid_argument);
+}
