@@ -44,12 +44,14 @@ std::string ModuleCatalog::builtModule(const std::string &fixture, int order) co
   return found == built_.end() ? std::string() : found->second;
 }
 
-std::string ModuleCatalog::modulePath(const std::string &source, int order) {
+std::string ModuleCatalog::modulePath(const std::string &source, int order, const std::string &advection) {
   if (!isFixture(source))
     return source;
-  const std::pair<std::string, int> key{canonicalPath(source), order};
-  if (const auto built = built_.find(key); built != built_.end())
-    return built->second;
+  // The build's modules are compiled as the fixtures are written.
+  if (advection.empty())
+    if (const auto built = built_.find({canonicalPath(source), order}); built != built_.end())
+      return built->second;
+  const std::tuple<std::string, int, std::string> key{canonicalPath(source), order, advection};
   if (const auto found = compiled_.find(key); found != compiled_.end())
     return found->second;
   int rank = 0;
@@ -58,7 +60,7 @@ std::string ModuleCatalog::modulePath(const std::string &source, int order) {
   if (rank == 0) {
     try {
       const std::string name = "fixture" + std::to_string(compiled_.size()) + "_o" + std::to_string(order);
-      path = runtime::compileFixtureModule(source, scratch_.path(), name, settings_.toolchain, order);
+      path = runtime::compileFixtureModule(source, scratch_.path(), name, settings_.toolchain, order, advection);
     } catch (const std::exception &e) {
       error = e.what();
     }

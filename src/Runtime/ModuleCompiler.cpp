@@ -65,13 +65,16 @@ std::string moduleExports(const std::string &header) {
 } // namespace
 
 std::string compileFixtureModule(const std::string &fixture, const std::string &directory, const std::string &name,
-                                 const ModuleToolchain &toolchain, int fdOrder) {
+                                 const ModuleToolchain &toolchain, int fdOrder, const std::string &advection) {
   if (const std::string problem = support::inputFileProblem(fixture); !problem.empty())
     throw ModuleCompileError("cannot read fixture '" + fixture + "': " + problem);
   const std::string object = directory + "/" + name + ".o", header = directory + "/" + name + ".h",
                     exports = directory + "/" + name + "_exports.c", module = directory + "/lib" + name + ".so";
   std::string output;
-  const std::string order = fdOrder != 0 ? " --fd-order " + std::to_string(fdOrder) : "";
+  if (!advection.empty() && advection != "lopsided" && advection != "centered")
+    throw ModuleCompileError("unknown advection '" + advection + "' (expected lopsided or centered)");
+  const std::string order = (fdOrder != 0 ? " --fd-order " + std::to_string(fdOrder) : "") +
+                            (advection.empty() ? "" : " --advection " + advection);
   if (runCommand(shellQuote(toolchain.tensoriumCc) + order + " --emit-obj " + shellQuote(object) +
                      " --emit-host-header " + shellQuote(header) + " " + shellQuote(fixture),
                  output) != 0)

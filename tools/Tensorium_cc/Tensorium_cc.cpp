@@ -91,6 +91,7 @@ int compilerMain(int argc, char **argv) {
   CompileOptions compile;
   std::vector<std::pair<std::string, std::string>> paramFolds;
   unsigned fdOrder = 0; // --fd-order: overrides the program's finite-difference order
+  std::string advection; // --advection: overrides the program's spatial { advection = ... }
 
   auto setAction = [&](Action a, const char *flag) {
     return [&, a, flag] {
@@ -157,6 +158,14 @@ int compilerMain(int argc, char **argv) {
                 if (v != "2" && v != "4" && v != "6" && v != "8")
                   throw UsageError("invalid value '" + v + "' for '--fd-order' (expected 2, 4, 6 or 8)");
                 fdOrder = static_cast<unsigned>(std::stoul(v));
+              })
+      .option("--advection", "KIND",
+              "compile advect() with lopsided or centered stencils instead of what the program's\n"
+              "simulation block sets",
+              [&](const std::string &v) {
+                if (v != "lopsided" && v != "centered")
+                  throw UsageError("invalid value '" + v + "' for '--advection' (expected lopsided or centered)");
+                advection = v;
               })
       .option("--kernels", "LIST", "kernel families to emit: init,rhs,residual,spectral (default all)",
               [&](const std::string &v) { parseKernels(v, compile.codegen.kernels); })
@@ -307,6 +316,8 @@ int compilerMain(int argc, char **argv) {
       return usageError("'--fd-order' applies to finite-difference programs; '" + input + "' uses the spectral scheme");
     module.sim.order = fdOrder;
   }
+  if (ok && !advection.empty())
+    module.sim.lopsidedAdvection = advection == "lopsided";
   if (ok) {
     for (auto &[name, text] : paramFolds) {
       bool declared = std::any_of(module.params.begin(), module.params.end(),

@@ -58,6 +58,7 @@ struct Options {
   std::map<std::string, double> params; // --param, --param-file: a system module's parameters
   std::vector<std::string> bssnOnly;    // options given that only a BSSN run takes
   std::string runFile;                  // RUN.toml: options as keys (the command line wins)
+  std::string advection;                // --advection: the evolution fixture's advect() stencils
 };
 
 /// `name = value` lines of a TOML parameter file (numbers only).
@@ -144,6 +145,15 @@ CommandLine commandLine(Options &o) {
                 o.orderGiven = true;
                 if (o.order % 2)
                   throw UsageError("--order must be 2, 4 or 6");
+              })
+      .option("--advection", "KIND",
+              "advect() stencils of the evolution fixture: lopsided (by the sign of beta per point)\n"
+              "or centered (default: as the fixture is written; fixtures/gr/bssn_evolution_3d.tn is centred);\n"
+              "a fixture compiled now",
+              [&o](const std::string &v) {
+                if (v != "lopsided" && v != "centered")
+                  throw UsageError("--advection expects lopsided or centered, got '" + v + "'");
+                o.advection = v;
               })
       .option("--module", "FILE.so", "evolution module (default: fixtures/gr/bssn_evolution_3d.tn at --order)",
               [&o](const std::string &v) { o.module = v; })
@@ -236,6 +246,8 @@ void checkOptions(Options &o) {
     throw UsageError("--checkpoint-every needs --checkpoint FILE.h5");
   if (!o.fixture.empty() && !o.module.empty())
     throw UsageError("give --module or --fixture, not both");
+  if (!o.advection.empty() && !o.module.empty())
+    throw UsageError("--advection recompiles a fixture; a compiled --module keeps its own stencils");
   if (o.run.normBox && !(*o.run.normBox > 0))
     throw UsageError("--norm-box must be positive");
   if (o.excision && !(*o.excision >= 0))
@@ -339,9 +351,9 @@ int run(int argc, char **argv, int rank) {
   ModuleCatalog catalog(comm, {moduleToolchain(), builtModuleList(), "tensorium-evolve"});
   const std::string fixtures = std::string(TENSORIUM_EVOLVE_SOURCE_DIR) + "/fixtures/";
   const std::unique_ptr<runtime::KernelModule> evolutionModule =
-      !o.fixture.empty()  ? catalog.load(o.fixture, o.orderGiven ? o.order : 0)
+      !o.fixture.empty()  ? catalog.load(o.fixture, o.orderGiven ? o.order : 0, o.advection)
       : !o.module.empty() ? catalog.load(o.module, 0)
-                          : catalog.load(fixtures + "gr/bssn_evolution_3d.tn", o.order);
+                          : catalog.load(fixtures + "gr/bssn_evolution_3d.tn", o.order, o.advection);
   if (!isBssnModule(*evolutionModule))
     return runSystem(o, *evolutionModule, rank);
   if (!o.params.empty())

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace tensorium_mlir::distributed {
@@ -30,11 +31,12 @@ class ModuleCatalog {
 public:
   ModuleCatalog(MPI_Comm comm, ModuleCatalogSettings settings);
 
-  /// The module of a `.tn` fixture at `order` (0: the derivatives as the fixture writes them);
+  /// The module of a `.tn` fixture at `order` (0: the derivatives as the fixture writes them)
+  /// with the advection stencils `advection` names ("lopsided", "centered"; "": as written);
   /// a path that is not a `.tn` file is taken as a module as it is.
-  std::string modulePath(const std::string &source, int order);
-  std::unique_ptr<runtime::KernelModule> load(const std::string &source, int order) {
-    return std::make_unique<runtime::KernelModule>(modulePath(source, order));
+  std::string modulePath(const std::string &source, int order, const std::string &advection = "");
+  std::unique_ptr<runtime::KernelModule> load(const std::string &source, int order, const std::string &advection = "") {
+    return std::make_unique<runtime::KernelModule>(modulePath(source, order, advection));
   }
   /// The module the build made for `fixture` at `order`, or "" when it made none.
   std::string builtModule(const std::string &fixture, int order) const;
@@ -43,7 +45,7 @@ private:
   MPI_Comm comm_;
   ModuleCatalogSettings settings_;
   std::map<std::pair<std::string, int>, std::string> built_;    // (canonical fixture, order) -> module
-  std::map<std::pair<std::string, int>, std::string> compiled_; // the same, compiled by this catalog
+  std::map<std::tuple<std::string, int, std::string>, std::string> compiled_; // (fixture, order, advection), compiled here
   runtime::ScratchFolder scratch_;
 };
 

@@ -21,9 +21,10 @@ struct ModuleCompileError : std::runtime_error {
 };
 
 /// Compiles `fixture` into `directory`/lib<name>.so and returns that path. `fdOrder` 0 keeps the
-/// fixture's own derivative order. Throws ModuleCompileError with the compiler's diagnostics.
+/// fixture's own derivative order, `advection` "" its advection stencils ("lopsided" or
+/// "centered" replace them). Throws ModuleCompileError with the compiler's diagnostics.
 std::string compileFixtureModule(const std::string &fixture, const std::string &directory, const std::string &name,
-                                 const ModuleToolchain &toolchain, int fdOrder = 0);
+                                 const ModuleToolchain &toolchain, int fdOrder = 0, const std::string &advection = "");
 
 /// A private folder under the system's temporary directory, made on first use and removed with
 /// its contents when the object dies (each run its own: two runs never share compiled modules).

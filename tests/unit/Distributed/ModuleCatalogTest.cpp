@@ -47,6 +47,11 @@ TEST(ModuleCatalog, CompilesAtTheAskedOrderOnceAndRemovesItsScratchFolder) {
     EXPECT_EQ(stencilRadius(runtime::KernelModule(second), "tensorium_rhs_grid_scf"), 1);
     EXPECT_EQ(stencilRadius(runtime::KernelModule(sixth), "tensorium_rhs_grid_scf"), 3);
     EXPECT_EQ(stencilRadius(*catalog.load(kFixture, 0), "tensorium_rhs_grid_scf"), 2); // as written
+    // Another advection is another module (this fixture has no advect(): the same kernels).
+    const std::string lopsided = catalog.modulePath(kFixture, 2, "lopsided");
+    EXPECT_NE(lopsided, second);
+    EXPECT_EQ(catalog.modulePath(kFixture, 2, "lopsided"), lopsided);
+    EXPECT_THROW(catalog.modulePath(kFixture, 2, "upwind"), runtime::ModuleCompileError);
     folder = std::filesystem::path(second).parent_path().string();
     EXPECT_TRUE(std::filesystem::is_directory(folder));
   }
