@@ -36,7 +36,8 @@ public:
       }
       return;
     }
-    bool deriv = underDerivative || e.kind == ExprKind::Derivative || e.kind == ExprKind::Laplacian;
+    bool deriv = underDerivative || e.kind == ExprKind::Derivative || e.kind == ExprKind::Laplacian ||
+                 e.kind == ExprKind::Advect;
     for (const ExprPtr &op : e.operands)
       fieldOrder(*op, deriv, tempDefs, seen, primary, visiting);
   }

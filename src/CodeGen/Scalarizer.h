@@ -147,11 +147,17 @@ public:
       // sum_k beta^k d_k u, accumulated as contract(beta[k] * d_k(u)) accumulates it, so that
       // `advection = centered` gives that very kernel.
       const std::string k = e.operands[0]->freeIndices.front().name;
+      // The summed index may also name a free index outside advect(): keep that binding.
+      const auto outer = env.find(k);
+      const std::optional<int> outerValue = outer == env.end() ? std::nullopt : std::optional<int>(outer->second);
       NodeId sum = g_.constant(0.0);
       for (unsigned a = 0; a < dim_; ++a) {
         env[k] = static_cast<int>(a);
         NodeId beta = eval(*e.operands[0], env);
-        env.erase(k);
+        if (outerValue)
+          env[k] = *outerValue;
+        else
+          env.erase(k);
         NodeId u = eval(*e.operands[1], env);
         const int axis = static_cast<int>(a);
         sum = g_.add(sum, mode_ == Mode::FiniteDifference && m_.sim.lopsidedAdvection

@@ -269,6 +269,10 @@ SnapshotWriter::SnapshotWriter(const DistributedEvolution &e, std::string path, 
 }
 
 void SnapshotWriter::write(const DistributedEvolution &e) {
+  if (damaged_)
+    throw DistributedError("the snapshot file " + partialPath() + " was emptied by a failed write");
+  // A write that fails empties the file (Viewer): nothing written before can be indexed.
+  damaged_ = true;
   char group[64];
   std::snprintf(group, sizeof group, "/snapshot_%08ld", e.stepNumber());
   {
@@ -280,6 +284,7 @@ void SnapshotWriter::write(const DistributedEvolution &e) {
     writeString(v, group, "step", std::to_string(e.stepNumber()));
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
   }
+  damaged_ = false;
   written_.push_back({e.stepNumber(), e.time()});
 }
 
@@ -301,7 +306,7 @@ bool SnapshotWriter::abandon(const DistributedEvolution &e) noexcept {
   try {
     MPI_Barrier(e.grid().comm());
     if (e.grid().rank() == 0)
-      ok = !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath());
+      ok = !damaged_ && !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath());
   } catch (...) {
     ok = 0;
   }

@@ -101,10 +101,15 @@ void keepSnapshotsOfAStoppedRun(const DistributedEvolution &e, SnapshotWriter *s
       // The index below still lists what was written before.
     }
   }
-  if (snapshots->abandon(e) && e.grid().rank() == 0)
+  const bool indexed = snapshots->abandon(e);
+  if (e.grid().rank() != 0)
+    return;
+  if (indexed)
     std::fprintf(stderr, "the snapshots written before the run stopped%s are indexed in %s (data in %s)\n",
-                 nonFinite ? " (and the non-finite state)" : "", snapshots->partialXdmfPath().c_str(),
-                 snapshots->partialPath().c_str());
+                 nonFinite && snapshots->wrote(e.stepNumber()) ? " (and the non-finite state)" : "",
+                 snapshots->partialXdmfPath().c_str(), snapshots->partialPath().c_str());
+  else
+    std::fprintf(stderr, "no snapshot index written: %s holds no complete snapshot\n", snapshots->partialPath().c_str());
 }
 
 namespace {

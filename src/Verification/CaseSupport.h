@@ -277,6 +277,9 @@ struct Evolution {
       pairs.push_back({f.rhs, f.name});
   }
   Evolution(int n, int order, std::vector<double> p) : Evolution(unitCube(n), order, std::move(p)) {}
+  // The hooks capture `this`: an Evolution stays where it was made.
+  Evolution(const Evolution &) = delete;
+  Evolution &operator=(const Evolution &) = delete;
 
   distributed::SystemHooks hooks(const distributed::GridSpec &spec, distributed::ConformalMetricForm form, bool project) {
     distributed::SystemHooks h;

@@ -232,10 +232,14 @@ void checkOptions(Options &o) {
     throw UsageError("--cfl must be in (0, 1]");
   if (!(o.run.finalTime >= 0))
     throw UsageError("--final-time must be non-negative");
-  if (o.koSigma < 0 || o.eta < 0)
-    throw UsageError("--ko-sigma and --eta must be non-negative");
-  if (!(o.floors.chi >= 0) || !(o.floors.lapse >= 0))
-    throw UsageError("--chi-floor and --lapse-floor must be non-negative");
+  if (o.koSigma < 0)
+    throw UsageError("--ko-sigma must be non-negative");
+  if (o.eta < 0)
+    throw UsageError("--eta must be non-negative");
+  if (!(o.floors.chi >= 0))
+    throw UsageError("--chi-floor must be non-negative");
+  if (!(o.floors.lapse >= 0))
+    throw UsageError("--lapse-floor must be non-negative");
   if (!o.run.output.empty() && !o.run.outputEvery)
     o.run.outputEvery = 10;
   if (o.run.outputEvery && o.run.output.empty())

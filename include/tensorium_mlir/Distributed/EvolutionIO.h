@@ -50,7 +50,8 @@ public:
   void finish(const DistributedEvolution &e);
   /// Collective, for a run that stops early: keeps the snapshots under their .partial name and
   /// indexes them in partialXdmfPath() (FILE.partial.xmf), so that they open in ParaView or
-  /// VisIt all the same. Returns whether the index was written; never throws.
+  /// VisIt all the same. Returns whether the index was written (not after a failed write, which
+  /// empties the file); never throws.
   bool abandon(const DistributedEvolution &e) noexcept;
   const std::string &path() const { return path_; }
   const std::string &xdmfPath() const { return xdmf_; }
@@ -63,6 +64,7 @@ private:
   bool writeXdmf(const DistributedEvolution &e, const std::string &data, const std::string &index) const;
   std::string path_, xdmf_;
   std::vector<std::pair<long, double>> written_; // (step, time)
+  bool damaged_ = false;                          // a write failed and emptied the file
 };
 
 struct CheckpointExtras {
