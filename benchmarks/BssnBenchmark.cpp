@@ -177,6 +177,7 @@ struct KernelModule {
   bool onePass = false;        // --stencil-pass=off
   bool laneShifts = true;      // --lane-shifts=off when false
   bool factorMixed = true;     // --factor-mixed=off when false
+  bool lopsided = false;       // --advection lopsided
   void *handle = nullptr;
   std::span<const tensorium_host_kernel_adapter> adapters;
   const tensorium_module_tables *tables = nullptr;
@@ -207,7 +208,7 @@ static int run(int argc, char **argv) {
 
   // The modules tensorium_add_kernel built (benchmarks/CMakeLists.txt), with the options that
   // built them, so that their operations can be counted here.
-  KernelModule modules[6];
+  KernelModule modules[7];
   const std::string fixture = std::string(TENSORIUM_SOURCE_DIR) + "/fixtures/gr/bssn_evolution_3d.tn";
   modules[0].label = "simd+fma", modules[0].file = "libbench_bssn.so", modules[0].fixture = fixture;
   modules[1].label = "scalar", modules[1].file = "libbench_bssn_scalar.so", modules[1].fixture = fixture;
@@ -224,6 +225,9 @@ static int run(int argc, char **argv) {
   // The default kernels with mixed derivatives across z as their own stencils (--factor-mixed=off).
   modules[5].label = "direct", modules[5].file = "libbench_bssn_direct.so", modules[5].fixture = fixture;
   modules[5].factorMixed = false;
+  // The default kernels with advect() on lopsided stencils (--advection lopsided).
+  modules[6].label = "lopsided", modules[6].file = "libbench_bssn_lopsided.so", modules[6].fixture = fixture;
+  modules[6].lopsided = true;
   for (KernelModule &m : modules) {
     const std::string path = std::string(TENSORIUM_BENCH_KERNEL_DIR) + "/" + m.file;
     m.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -241,6 +245,8 @@ static int run(int argc, char **argv) {
       std::fprintf(stderr, "cannot analyse %s\n", m.fixture.c_str());
       return 1;
     }
+    if (m.lopsided)
+      program.sim.lopsidedAdvection = true;
     codegen::CompileOptions options;
     options.codegen.kernels = static_cast<unsigned>(codegen::KernelSelection::Rhs);
     options.vectorWidth = m.vectorWidth;
@@ -278,9 +284,10 @@ static int run(int argc, char **argv) {
               peak2.flops / 1e9);
   std::printf("BSSN RHS, 4th-order differences, KO dissipation, runtime parameters; %g bytes per point "
               "compulsory\n", bytesPerPoint);
-  std::printf("%5s %-9s %-9s %7s %5s %9s %10s %11s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s\n", "n", "path",
+  std::printf("%5s %-9s %-9s %7s %5s %9s %10s %11s %8s %8s %9s %9s %9s %9s %9s %9s %9s %9s %16s\n", "n", "path",
               "kernel", "threads", "width", "flops/pt", "best ms", "points/s", "GFLOP/s", "of peak", "of bound",
-              "vs scalar", "vs first", "2 threads", "huge/4k", "vs 1-pass", "vs no-shift", "vs direct");
+              "vs scalar", "vs first", "2 threads", "huge/4k", "vs 1-pass", "vs no-shift", "vs direct",
+              "centred/lopsided");
 
   struct Run {
     int module;
@@ -302,6 +309,9 @@ static int run(int argc, char **argv) {
   // The default kernels with mixed derivatives as their own stencils: what the factoring gains.
   runs.push_back({5, "tensorium_rhs_grid_scf", 1});
   runs.push_back({5, "tensorium_rhs_grid_parallel", 2});
+  // The default kernels with lopsided advection: what upwinding costs.
+  runs.push_back({6, "tensorium_rhs_grid_scf", 1});
+  runs.push_back({6, "tensorium_rhs_grid_parallel", 2});
   // The default kernels once more on storage backed by 4 KiB pages: what the runtime's huge-page
   // allocation (LargePageAllocator) is worth, measured in the same interleaved rounds.
   runs.push_back({0, "tensorium_rhs_grid_scf", 1, true});
@@ -383,7 +393,7 @@ static int run(int argc, char **argv) {
       const double peak = r.threads == 1 ? peak1.flops : peak2.flops;
       const double bound = (r.threads == 1 ? triad1 : triad2) / bytesPerPoint;
       char vsScalar[32] = "", vsFirst[32] = "", speedup[32] = "", ofPeak[32] = "-", hugeVsSmall[32] = "",
-           vsOnePass[32] = "", vsNoShift[32] = "", vsDirect[32] = "";
+           vsOnePass[32] = "", vsNoShift[32] = "", vsDirect[32] = "", centredVsLopsided[32] = "";
       for (size_t s = 0; s < runs.size(); ++s) {
         if (std::string(runs[s].symbol) != r.symbol || runs[s].threads != r.threads)
           continue;
@@ -399,6 +409,9 @@ static int run(int argc, char **argv) {
           std::snprintf(vsNoShift, sizeof vsNoShift, "%.2fx", rate[c] / rate[s]);
         if (r.module == 0 && runs[s].module == 5)
           std::snprintf(vsDirect, sizeof vsDirect, "%.2fx", rate[c] / rate[s]);
+        // How much longer the lopsided kernel takes than the centred one.
+        if (r.module == 6 && runs[s].module == 0)
+          std::snprintf(centredVsLopsided, sizeof centredVsLopsided, "%.2fx", rate[s] / rate[c]);
         if (r.module != 2 && runs[s].module == 2)
           std::snprintf(vsFirst, sizeof vsFirst, "%.2fx", rate[c] / rate[s]);
       }
@@ -407,10 +420,11 @@ static int run(int argc, char **argv) {
         std::snprintf(speedup, sizeof speedup, "%.2fx", rate[c] / rate[c - 1]);
       if (peak > 0)
         std::snprintf(ofPeak, sizeof ofPeak, "%.1f%%", 100 * gflops * 1e9 / peak);
-      std::printf("%5d %-9s %-9s %7d %5u %9.0f %10.1f %11.3e %8.2f %8s %8.1f%% %9s %9s %9s %9s %9s %9s %9s\n", n,
+      std::printf("%5d %-9s %-9s %7d %5u %9.0f %10.1f %11.3e %8.2f %8s %8.1f%% %9s %9s %9s %9s %9s %9s %9s %16s\n", n,
                   r.smallPages ? "simd 4k" : m.label, r.symbol + 19, r.threads, m.vectorWidth, flops,
                   *std::min_element(times[c].begin(), times[c].end()) * 1e3, rate[c], gflops, ofPeak,
-                  100 * rate[c] / bound, vsScalar, vsFirst, speedup, hugeVsSmall, vsOnePass, vsNoShift, vsDirect);
+                  100 * rate[c] / bound, vsScalar, vsFirst, speedup, hugeVsSmall, vsOnePass, vsNoShift, vsDirect,
+                  centredVsLopsided);
       std::fflush(stdout);
     }
   }

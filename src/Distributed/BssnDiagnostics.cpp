@@ -1,6 +1,8 @@
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tensorium_mlir::distributed {
 
@@ -131,6 +133,22 @@ double interpolateField(DistributedEvolution &e, const std::string &name, unsign
 
 std::array<double, 3> PunctureTracker::velocity(DistributedEvolution &e, const std::array<double, 3> &x) const {
   return {-interpolateField(e, "beta", 0, x), -interpolateField(e, "beta", 1, x), -interpolateField(e, "beta", 2, x)};
+}
+
+double minimumOverGrid(const DistributedEvolution &e, const std::string &name, unsigned component) {
+  const EvolvedField &f = e.field(name);
+  if (component >= f.components)
+    throw DistributedError("component " + std::to_string(component) + " out of range for '" + name + "'");
+  const PetscScalar *u;
+  checkPetsc(VecGetArrayRead(e.state(), &u), "VecGetArrayRead");
+  const int64_t dof = e.grid().dof(), points = e.grid().owned().points();
+  double local = std::numeric_limits<double>::infinity();
+  for (int64_t p = 0; p < points; ++p)
+    local = std::min(local, u[p * dof + f.offset + component]);
+  checkPetsc(VecRestoreArrayRead(e.state(), &u), "VecRestoreArrayRead");
+  double global = local;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MIN, e.grid().comm());
+  return global;
 }
 
 void PunctureTracker::sampleBefore(DistributedEvolution &e) {

@@ -56,26 +56,67 @@ int64_t regionPointsOf(const DistributedEvolution &e, const MonitoredRunSettings
   return points;
 }
 
+/// The lapse's minimum over the grid and its values at the tracked points (cubic interpolation).
+struct LapseValues {
+  double minimum = 0;
+  std::vector<double> atTracked;
+};
+
+LapseValues lapseValues(DistributedEvolution &e, const std::vector<std::array<double, 3>> &tracked) {
+  LapseValues v;
+  v.minimum = minimumOverGrid(e, "alpha");
+  for (const auto &x : tracked)
+    v.atTracked.push_back(interpolateField(e, "alpha", 0, x));
+  return v;
+}
+
+/// The BSSN fields along +x from `from` at the grid's x coordinates beyond it, with the areal
+/// radius R = r sqrt(gammatilde_yy / chi) (exact for a spherically symmetric slice, whose
+/// tangential metric on the x axis is gamma_yy = R^2 / r^2). Collective; rank 0 writes.
+void writeAxisProfile(DistributedEvolution &e, const std::string &path, const std::array<double, 3> &from) {
+  ProgressTable table(e.grid().comm(), path, "axis profile");
+  table.append("x,r,alpha,K,chi,gammatilde_yy,areal_radius\n");
+  const GridSpec &g = e.grid().spec();
+  // Cubic interpolation needs one point below and two above in every direction.
+  const double last = g.lower[0] + static_cast<double>(g.points[0] - 3) * g.spacing[0];
+  for (int64_t i = 0; i < g.points[0]; ++i) {
+    const double x = g.lower[0] + static_cast<double>(i) * g.spacing[0];
+    if (x <= from[0] || x > last)
+      continue;
+    const std::array<double, 3> at{x, from[1], from[2]};
+    const double alpha = interpolateField(e, "alpha", 0, at), K = interpolateField(e, "K", 0, at),
+                 chi = interpolateField(e, "chi", 0, at), gyy = interpolateField(e, "gammatilde", 4, at);
+    const double r = x - from[0];
+    char text[200];
+    std::snprintf(text, sizeof text, "%.10g,%.10g,%.12g,%.12g,%.12g,%.12g,%.12g\n", x, r, alpha, K, chi, gyy,
+                  r * std::sqrt(gyy / chi));
+    table.append(text);
+  }
+  table.finish();
+}
+
 /// The monitor table: time, step, constraint norms, wall time and the tracked points per row.
 class MonitorTable {
 public:
   MonitorTable(const DistributedEvolution &e, std::string path, size_t tracked)
       : table_(e.grid().comm(), std::move(path), "monitor table") {
-    std::string header = "time,step,L2_H,max_H,L2_M,max_M,wall_s";
+    std::string header = "time,step,L2_H,max_H,L2_M,max_M,wall_s,min_alpha";
     for (size_t q = 1; q <= tracked; ++q)
-      header += ",x" + std::to_string(q) + ",y" + std::to_string(q) + ",z" + std::to_string(q);
+      header += ",x" + std::to_string(q) + ",y" + std::to_string(q) + ",z" + std::to_string(q) + ",alpha" +
+                std::to_string(q);
     table_.append(header + "\n");
   }
-  void row(const DistributedEvolution &e, const ConstraintNorms &c, double wall,
+  void row(const DistributedEvolution &e, const ConstraintNorms &c, double wall, const LapseValues &lapse,
            const std::vector<std::array<double, 3>> &positions) {
     std::string line;
     if (table_.writing()) {
       char text[200];
-      std::snprintf(text, sizeof text, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.4f", e.time(), e.stepNumber(), c.l2H,
-                    c.maxH, c.l2M, c.maxM, wall);
+      std::snprintf(text, sizeof text, "%.10g,%ld,%.10g,%.10g,%.10g,%.10g,%.4f,%.10g", e.time(), e.stepNumber(),
+                    c.l2H, c.maxH, c.l2M, c.maxM, wall, lapse.minimum);
       line = text;
-      for (const auto &x : positions) {
-        std::snprintf(text, sizeof text, ",%.10g,%.10g,%.10g", x[0], x[1], x[2]);
+      for (size_t q = 0; q < positions.size(); ++q) {
+        const auto &x = positions[q];
+        std::snprintf(text, sizeof text, ",%.10g,%.10g,%.10g,%.10g", x[0], x[1], x[2], lapse.atTracked[q]);
         line += text;
       }
       line += "\n";
@@ -165,6 +206,9 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!s.output.empty())
     snapshots = std::make_unique<SnapshotWriter>(e, s.output, s.runFile);
+  if (!s.profileFile.empty())
+    for (const char *name : {"alpha", "K", "chi", "gammatilde"})
+      (void)e.field(name); // refused now, not at the end of the run
   MonitorTable table(e, s.monitorFile, tracker.positions().size());
   auto excluded = [&](const std::array<double, 3> &x) {
     if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
@@ -181,15 +225,19 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
     const ConstraintNorms c = monitor.evaluate(e, excluded);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const auto &p = tracker.positions();
+    const LapseValues lapse = lapseValues(e, p);
     if (rank == 0) {
       const double rate = wall > 0 ? gridPoints * static_cast<double>(stepsDone) / wall : 0;
-      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  wall %7.1f s  %.3g points/s%s",
-                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, wall, rate, p.empty() ? "\n" : "  punctures");
+      std::printf("t = %8.4f step %6ld  H L2 %.3e max %.3e  M L2 %.3e max %.3e  alpha min %.4f  wall %7.1f s  "
+                  "%.3g points/s%s",
+                  e.time(), e.stepNumber(), c.l2H, c.maxH, c.l2M, c.maxM, lapse.minimum, wall, rate,
+                  p.empty() ? "\n" : "  punctures");
       for (size_t q = 0; q < p.size(); ++q)
-        std::printf(" (%.4f, %.4f, %.4f)%s", p[q][0], p[q][1], p[q][2], q + 1 == p.size() ? "\n" : "");
+        std::printf(" (%.4f, %.4f, %.4f) alpha %.4f%s", p[q][0], p[q][1], p[q][2], lapse.atTracked[q],
+                    q + 1 == p.size() ? "\n" : "");
       std::fflush(stdout);
     }
-    table.row(e, c, wall, p);
+    table.row(e, c, wall, lapse, p);
     if (!std::isfinite(c.l2H) || !std::isfinite(c.maxH) || !std::isfinite(c.l2M))
       throw DistributedError("the evolution became non-finite at t = " + std::to_string(e.time()));
   };
@@ -236,6 +284,9 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   }
   if (!s.checkpoint.empty() && e.stepNumber() % s.checkpointEvery != 0)
     writeCheckpoint(e, s.checkpoint, checkpointExtras());
+  if (!s.profileFile.empty())
+    writeAxisProfile(e, s.profileFile,
+                     tracker.positions().empty() ? std::array<double, 3>{0, 0, 0} : tracker.positions().front());
   if (snapshots)
     snapshots->finish(e);
   table.finish();

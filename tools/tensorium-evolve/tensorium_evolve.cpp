@@ -205,6 +205,10 @@ CommandLine commandLine(Options &o) {
       .option("--monitor-every", "K", "progress line every K steps (default 1)",
               [&o](const std::string &v) { o.run.monitorEvery = parseInteger("--monitor-every", v, 1, 1L << 40); })
       .option("--csv", "FILE.csv", "the progress lines as CSV", [&o](const std::string &v) { o.run.monitorFile = v; })
+      .option("--profile", "FILE.csv",
+              "at the final time: alpha, K, chi, gammatilde_yy and the areal radius along +x\n"
+              "from the first tracked point (a trumpet's profile; tensorium-trumpet compares it)",
+              bssn("--profile", [&o](const std::string &v) { o.run.profileFile = v; }))
       .option("--h5", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
               [&o](const std::string &v) { o.run.output = v; })
       .option("--h5-every", "K", "a snapshot every K steps (default 10)",
@@ -264,6 +268,8 @@ void checkOptions(Options &o) {
     requireWritableOutput("--checkpoint", o.run.checkpoint);
   if (!o.run.monitorFile.empty())
     requireWritableOutput("--csv", o.run.monitorFile);
+  if (!o.run.profileFile.empty())
+    requireWritableOutput("--profile", o.run.profileFile);
   // A missing or unreadable checkpoint is a usage mistake, found before any work.
   if (!o.restart.empty())
     if (const std::string problem = support::inputFileProblem(o.restart, ~std::uint64_t(0)); !problem.empty())

@@ -44,6 +44,10 @@ inline constexpr int kMaxInterpolationNodes = 12;
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
                         const std::array<double, 3> &x, int nodes = 4);
 
+/// The smallest value of component `component` of evolved field `name` over the owned points of
+/// the state (the same on every rank). Collective.
+double minimumOverGrid(const DistributedEvolution &e, const std::string &name, unsigned component = 0);
+
 /// Punctures moved by dx/dt = -beta(x) with Heun's method over each step.
 class PunctureTracker {
 public:

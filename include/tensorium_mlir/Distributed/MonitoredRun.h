@@ -2,7 +2,8 @@
 // The time loop of a BSSN evolution as tensorium-evolve runs it: steps of dt = cfl h to a final
 // time, constraint norms over a region (fixed in physical units with a norm box, outside an
 // excision radius around the tracked points) printed and written to a monitor table, puncture
-// tracking, HDF5/XDMF snapshots and checkpoints. Every check runs before any output is created.
+// tracking, the lapse (its minimum and its value at each tracked point), HDF5/XDMF snapshots,
+// checkpoints and a radial profile at the end. Every check runs before any output is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
@@ -25,6 +26,9 @@ struct MonitoredRunSettings {
   long monitorEvery = 1, outputEvery = 0, checkpointEvery = 0;
   std::string monitorFile, output, checkpoint; // "" for none
   std::string runFile; // the run file's text, copied into snapshots and checkpoints ("" for none)
+  // At the final time: alpha, K, chi, gammatilde_yy and the areal radius along +x from the first
+  // tracked point (the origin without one), one row per grid x beyond it ("" for none).
+  std::string profileFile;
 };
 
 /// Reads checkpoint `path` into `e` and returns the tracked points it saved; refuses a checkpoint
