@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The long moving-puncture runs behind docs/punctures.md: a single puncture to t = 100 M from
-# the precollapsed lapse at h = 0.375 M and 0.25 M and from alpha = 1, and the head-on collision
-# to t = 40 M at h = 0.25 and 0.2; then the trumpet comparison and a summary of every run.
-# About 90 minutes on 2 ranks of a 2-core machine. Usage, from the repository root after a build:
+# The long moving-puncture runs behind docs/punctures.md: a single puncture to t = 100 M from the
+# precollapsed lapse at h = 0.25 M and 0.222 M on [-8, 8]^3, the head-on collision to t = 40 M at
+# h = 0.125 and 0.1 (m/4 and m/5 for its punctures of bare mass m = 0.5) on [-4, 4]^3, and the
+# single puncture from alpha = 1 at h = 0.25 M; then the trumpet comparison and a summary of every
+# run. About 90 minutes on 2 ranks of a 2-core machine; a run whose monitor table is already in
+# OUTDIR is skipped. Usage, from the repository root after a build:
 #   examples/runs/punctures.sh OUTDIR [RANKS]
 set -euo pipefail
 out=${1:?usage: examples/runs/punctures.sh OUTDIR [RANKS]}
@@ -17,18 +19,22 @@ mpi=(mpiexec -n "$ranks")
 run() { # name run-file extra options...
   local name=$1 file=$2
   shift 2
+  if [ -f "$out/$name.csv" ]; then
+    echo "== $name: done before"
+    return
+  fi
   echo "== $name: $file $*"
   "${mpi[@]}" "$bin/tensorium-evolve" "examples/runs/$file" --csv "$out/$name.csv" "$@" > "$out/$name.log" 2>&1 ||
-    echo "$name stopped: $(grep -m1 error "$out/$name.log" || tail -1 "$out/$name.log")"
-  tail -2 "$out/$name.log" | head -1
+    echo "$name stopped: $(grep -m1 error "$out/$name.log" || tail -n 1 "$out/$name.log")"
+  grep '^t = ' "$out/$name.log" | tail -n 1
 }
 
-run single_puncture_h0.375 single_puncture.toml --profile "$out/single_puncture_h0.375_profile.csv"
-run head_on_h0.25 head_on_merger.toml
-run unit_lapse_h0.375 brill_lindquist_unit_lapse.toml --profile "$out/unit_lapse_h0.375_profile.csv"
-run head_on_h0.2 head_on_merger.toml --resolution 80
-run single_puncture_h0.25 single_puncture.toml --resolution 96 --profile "$out/single_puncture_h0.25_profile.csv"
+run single_puncture_h0.25 single_puncture.toml --profile "$out/single_puncture_h0.25_profile.csv"
+run head_on_h0.125 head_on_merger.toml
+run head_on_h0.1 head_on_merger.toml --resolution 80
+run single_puncture_h0.222 single_puncture.toml --resolution 72 --profile "$out/single_puncture_h0.222_profile.csv"
+run unit_lapse_h0.25 brill_lindquist_unit_lapse.toml --profile "$out/unit_lapse_h0.25_profile.csv"
 
-"$bin/tensorium-trumpet" "$out"/single_puncture_h0.375_profile.csv "$out"/single_puncture_h0.25_profile.csv \
-  "$out"/unit_lapse_h0.375_profile.csv | tee "$out/trumpet.txt"
+"$bin/tensorium-trumpet" "$out"/single_puncture_h0.25_profile.csv "$out"/single_puncture_h0.222_profile.csv \
+  "$out"/unit_lapse_h0.25_profile.csv | tee "$out/trumpet.txt"
 python3 "$root/examples/runs/summarize_punctures.py" "$out" | tee "$out/summary.txt"
