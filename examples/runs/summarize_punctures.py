@@ -64,6 +64,8 @@ def main():
             continue
         after = [r for r in rows if r["time"] >= meeting]
         merged = [r for r in rows if r["time"] >= meeting + 5]
+        half = next((t for t, s in separation if s < 0.5), None)
+        print(f"  separation below 0.5 (the same mark on every grid) at t = {half:.3f}")
         print(f"  punctures meet (separation < 2h = {2 * h:g}) at t = {meeting:.3f}; "
               f"smallest lapse afterwards {min(r['min_alpha'] for r in after):.4f}")
         if merged:

@@ -25,7 +25,20 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 last = rows[-1]
 print(f"t = {float(last['time']):.3f}: min alpha {float(last['min_alpha']):.4f}, at the puncture {float(last['alpha1']):.4f}")
-sys.exit(0 if float(last["time"]) >= 6 and float(last["min_alpha"]) < 0.5 else 1)
+first = rows[0]  # Brill-Lindquist data have alpha = 1 everywhere
+sys.exit(0 if float(last["time"]) >= 6 and float(last["min_alpha"]) < 0.5 and
+         abs(float(first["min_alpha"]) - 1) < 1e-14 and abs(float(first["alpha1"]) - 1) < 1e-14 else 1)
+PY
+
+echo "=== the profile of the initial slice: areal radius r psi^2, alpha = 1, K = 0"
+timeout 300 "$evolve" "${run[@]}" --final-time 0 --profile initial.csv > initial.log 2>&1 || fail "the t = 0 profile run"
+python3 - initial.csv <<'PY' || fail "the initial profile is not the Brill-Lindquist slice"
+import csv, sys
+rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(open(sys.argv[1]))]
+far = [r for r in rows if r["r"] >= 2]
+error = max(abs(r["areal_radius"] / (r["r"] * (1 + 1 / (2 * r["r"])) ** 2) - 1) for r in far)
+print(f"{len(rows)} samples; areal radius against r psi^2 for r >= 2: largest relative error {error:.2e}")
+sys.exit(0 if len(far) >= 10 and error < 1e-3 and all(r["alpha"] == 1 and r["K"] == 0 for r in rows) else 1)
 PY
 
 echo "=== the broken twin, centred advection: non-finite, reported with field, time and point"

@@ -149,7 +149,7 @@ CommandLine commandLine(Options &o) {
       .option("--advection", "KIND",
               "advect() stencils of the evolution fixture: lopsided (by the sign of beta per point)\n"
               "or centered (default: as the fixture is written; fixtures/gr/bssn_evolution_3d.tn is centred);\n"
-              "a fixture compiled now",
+              "a fixture compiled now; black holes need lopsided (docs/punctures.md)",
               [&o](const std::string &v) {
                 if (v != "lopsided" && v != "centered")
                   throw UsageError("--advection expects lopsided or centered, got '" + v + "'");
