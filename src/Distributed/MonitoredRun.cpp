@@ -202,13 +202,13 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   const int64_t regionPoints = regionPointsOf(e, s);
   if (rank == 0)
     printRunHeader(e, s, dt, lastStep, regionPoints);
+  if (!s.profileFile.empty())
+    for (const char *name : {"alpha", "K", "chi", "gammatilde"})
+      (void)e.field(name); // refused now, not at the end of the run
   // Outputs are created only now, after every input has been checked.
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!s.output.empty())
     snapshots = std::make_unique<SnapshotWriter>(e, s.output, s.runFile);
-  if (!s.profileFile.empty())
-    for (const char *name : {"alpha", "K", "chi", "gammatilde"})
-      (void)e.field(name); // refused now, not at the end of the run
   MonitorTable table(e, s.monitorFile, tracker.positions().size());
   auto excluded = [&](const std::array<double, 3> &x) {
     if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
@@ -284,12 +284,13 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   }
   if (!s.checkpoint.empty() && e.stepNumber() % s.checkpointEvery != 0)
     writeCheckpoint(e, s.checkpoint, checkpointExtras());
-  if (!s.profileFile.empty())
-    writeAxisProfile(e, s.profileFile,
-                     tracker.positions().empty() ? std::array<double, 3>{0, 0, 0} : tracker.positions().front());
   if (snapshots)
     snapshots->finish(e);
   table.finish();
+  // Last, so that a profile that cannot be written leaves the run's other outputs complete.
+  if (!s.profileFile.empty())
+    writeAxisProfile(e, s.profileFile,
+                     tracker.positions().empty() ? std::array<double, 3>{0, 0, 0} : tracker.positions().front());
 }
 
 } // namespace tensorium_mlir::distributed

@@ -23,7 +23,7 @@ struct TrumpetError : std::runtime_error {
 /// point outward (to `outerRadius`) and inward to the throat (alpha = 0), in units of M.
 class TrumpetSlice {
 public:
-  /// `mass` > 0; `outerRadius` > the critical radius; `steps` RK4 steps per unit of R / M.
+  /// `mass` > 0; `outerRadius` > the critical radius; `stepsPerMass` RK4 steps per unit of R / M.
   explicit TrumpetSlice(double mass = 1, double outerRadius = 20, int stepsPerMass = 4000);
 
   double mass() const { return mass_; }
