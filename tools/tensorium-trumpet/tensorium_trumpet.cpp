@@ -16,6 +16,14 @@ using namespace tensorium_cli;
 
 namespace {
 
+std::vector<std::string> cellsOf(const std::string &line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');)
+    cells.push_back(cell);
+  return cells;
+}
+
 /// The areal_radius, alpha and K columns of a profile table.
 std::vector<physics::SliceSample> readProfile(const std::string &path) {
   std::ifstream in(path);
@@ -24,9 +32,7 @@ std::vector<physics::SliceSample> readProfile(const std::string &path) {
   std::string line;
   if (!std::getline(in, line))
     throw UsageError("profile '" + path + "' is empty");
-  std::vector<std::string> header;
-  for (std::stringstream cells(line); std::getline(cells, line, ',');)
-    header.push_back(line);
+  const std::vector<std::string> header = cellsOf(line);
   auto column = [&](const std::string &name) {
     for (size_t c = 0; c < header.size(); ++c)
       if (header[c] == name)
@@ -37,11 +43,11 @@ std::vector<physics::SliceSample> readProfile(const std::string &path) {
   std::vector<physics::SliceSample> samples;
   for (int row = 2; std::getline(in, line); ++row) {
     std::vector<double> values;
-    for (std::stringstream cells(line); std::getline(cells, line, ',');) {
+    for (const std::string &cell : cellsOf(line)) {
       try {
-        values.push_back(parseNumber("a value", line));
+        values.push_back(parseNumber("a value", cell));
       } catch (const UsageError &) {
-        throw UsageError(path + ":" + std::to_string(row) + ": not a number: '" + line + "'");
+        throw UsageError(path + ":" + std::to_string(row) + ": not a number: '" + cell + "'");
       }
     }
     if (values.size() != header.size())
