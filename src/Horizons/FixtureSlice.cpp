@@ -9,6 +9,8 @@ namespace tensorium_mlir::horizons {
 namespace {
 
 constexpr const char *kSliceKernel = "tensorium_init_slice_grid_affine";
+// A split without beta or Kij has only the plain initial-data kernel (gamma, alpha).
+constexpr const char *kInitKernel = "tensorium_init_grid_affine";
 
 runtime::GeneratedHostTables tablesOf(const runtime::KernelModule &m) {
   const tensorium_module_tables &t = m.tables();
@@ -18,15 +20,17 @@ runtime::GeneratedHostTables tablesOf(const runtime::KernelModule &m) {
 
 } // namespace
 
-FixtureSlice::FixtureSlice(const std::string &modulePath, const std::map<std::string, double> &parameters)
-    : module_(std::make_shared<runtime::KernelModule>(modulePath)) {
+FixtureSlice::FixtureSlice(const std::string &modulePath, const std::map<std::string, double> &parameters,
+                           const std::string &displayName)
+    : module_(std::make_shared<runtime::KernelModule>(modulePath)), name_(displayName.empty() ? modulePath : displayName) {
   const tensorium_module_tables &t = module_->tables();
-  bool hasSlice = false;
-  for (int k = 0; k < t.adapter_count; ++k)
-    hasSlice = hasSlice || std::string(t.adapters[k].symbol) == kSliceKernel;
-  if (!hasSlice)
-    throw std::runtime_error(modulePath + " has no " + kSliceKernel +
-                             " kernel (an initial_data block with a metric4 and a split_3p1 mapping gamma and Kij)");
+  for (int k = 0; k < t.adapter_count; ++k) {
+    hasSlice_ = hasSlice_ || std::string(t.adapters[k].symbol) == kSliceKernel;
+    hasInit_ = hasInit_ || std::string(t.adapters[k].symbol) == kInitKernel;
+  }
+  if (!hasSlice_ && !hasInit_)
+    throw std::runtime_error(name_ + " has no initial-data kernel (an initial_data block with a metric4 and a split_3p1 "
+                                     "mapping gamma and Kij)");
   for (int i = 0; i < t.param_count; ++i) {
     const std::string name = t.param_names[i];
     names_.push_back(name);
@@ -51,7 +55,11 @@ FixtureSlice::FixtureSlice(const std::string &modulePath, const std::map<std::st
 FixtureSlice::~FixtureSlice() = default;
 
 MetricSampler FixtureSlice::sampler(bool timeSymmetric) const {
-  return [module = module_, values = values_, timeSymmetric](std::span<const Point3> points, std::span<Sym3> gamma,
+  if (!hasSlice_ && !timeSymmetric)
+    throw std::runtime_error(name_ + ": its split_3p1 maps no Kij (only " + kInitKernel +
+                             "); map Kij, or state K_ij = 0 for time-symmetric data");
+  const char *kernel = hasSlice_ ? kSliceKernel : kInitKernel;
+  return [module = module_, values = values_, timeSymmetric, kernel](std::span<const Point3> points, std::span<Sym3> gamma,
                                                             std::span<Sym3> K) {
     const int n = static_cast<int>(points.size());
     if (n == 0)
@@ -64,7 +72,7 @@ MetricSampler FixtureSlice::sampler(bool timeSymmetric) const {
         c[p] = points[p][a];
     }
     const tensorium_module_tables &t = module->tables();
-    storage.invoke({t.adapters, static_cast<size_t>(t.adapter_count)}, kSliceKernel, values, {1, 1, 1});
+    storage.invoke({t.adapters, static_cast<size_t>(t.adapter_count)}, kernel, values, {1, 1, 1});
     const char *reader = "the horizon finder (gamma_ij and K_ij of the slice)";
     std::span<const double> g = storage.kernelOutput("gamma", reader);
     std::span<const double> k;

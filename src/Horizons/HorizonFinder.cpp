@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <limits>
 #include <numbers>
 
 namespace tensorium_mlir::horizons {
@@ -168,7 +168,7 @@ double meanRadiusOf(const std::vector<double> &c) { return c.empty() ? 0.0 : c[0
 /// vectors e1, e2: the curve's radius rho(psi) about the origin in the plane by a secant search
 /// along each ray, its derivative by differentiating the trigonometric interpolant, and the
 /// length sum (2 pi / N) sqrt(gamma(t, t)) with t = rho' u + rho u_perp (spectral for a smooth
-/// closed curve).
+/// closed curve). NaN when the curve is not star-shaped about the origin.
 double planeCurveLength(const GeometrySampler &geometry, const StarSurface &surface, const Point3 &origin, const Point3 &e1,
                         const Point3 &e2, int count) {
   auto levelSet = [&](const Point3 &x) {
@@ -189,13 +189,34 @@ double planeCurveLength(const GeometrySampler &geometry, const StarSurface &surf
     auto along = [&](double r) {
       return levelSet({origin[0] + r * u[j][0], origin[1] + r * u[j][1], origin[2] + r * u[j][2]});
     };
-    double a = scale, b = 1.1 * scale, fa = along(a), fb = along(b);
-    for (int it = 0; it < 60 && std::abs(fb) > 1e-15 * scale && fb != fa; ++it) {
-      const double c = b - fb * (b - a) / (fb - fa);
-      a = b, fa = fb, b = c, fb = along(b);
+    // Bracket from the origin (inside the surface) outward, then false position (Illinois).
+    double a = 0, fa = along(a), b = scale, fb = along(b);
+    if (!(fa < 0))
+      return std::numeric_limits<double>::quiet_NaN(); // the centroid is not inside the surface
+    for (int grow = 0; grow < 60 && fb < 0; ++grow)
+      a = b, fa = fb, b *= 1.5, fb = along(b);
+    if (!(fb >= 0))
+      return std::numeric_limits<double>::quiet_NaN();
+    int side = 0;
+    for (int it = 0; it < 200 && b - a > 1e-15 * scale; ++it) {
+      const double c = (a * fb - b * fa) / (fb - fa), fc = along(c);
+      if (fc == 0) {
+        a = b = c;
+        break;
+      }
+      if (fc < 0) {
+        a = c, fa = fc;
+        if (side == -1)
+          fb /= 2;
+        side = -1;
+      } else {
+        b = c, fb = fc;
+        if (side == 1)
+          fa /= 2;
+        side = 1;
+      }
     }
-    if (!(b > 0) || !std::isfinite(b) || std::abs(fb) > 1e-10 * scale)
-      throw std::domain_error("a circumference plane does not cut the surface along a star-shaped curve");
+    b = 0.5 * (a + b);
     rho[j] = b;
     for (size_t i = 0; i < 3; ++i)
       points[j][i] = origin[i] + b * u[j][i];
@@ -233,6 +254,8 @@ void checkOptions(const HorizonOptions &o) {
     throw std::invalid_argument("horizon finder: maxIterations must be at least 1");
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     throw std::invalid_argument("horizon finder: the tolerance must be positive and finite");
+  if (!(o.maxRadiusGrowth > 1))
+    throw std::invalid_argument("horizon finder: maxRadiusGrowth must exceed 1");
   if (o.circumferencePoints < 8)
     throw std::invalid_argument("horizon finder: circumferencePoints must be at least 8");
 }
@@ -503,7 +526,13 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
       return result;
     }
     c = trial;
-    if (std::getenv("TENSORIUM_HORIZON_TRACE"))
+    if (meanRadiusOf(c) > options.maxRadiusGrowth * meanRadiusOf(guess.coefficients)) {
+      result.message = text("the surface grew past %.0f times the guess's mean radius (no horizon inside it)",
+                            options.maxRadiusGrowth);
+      result.surface.coefficients = c;
+      return result;
+    }
+    if (options.verbose)
       std::fprintf(stderr, "iteration %d: merit %.3e -> %.3e, |step| %.3e, alpha %g\n", iteration, merit0, merit(),
                    step.norm(), alpha);
     const double stepNorm = alpha * step.norm() / std::sqrt(4 * kPi); // RMS change of h

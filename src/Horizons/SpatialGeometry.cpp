@@ -107,6 +107,34 @@ void UniformGridData::validate() const {
                                   " values for " + std::to_string(points) + " points");
 }
 
+std::shared_ptr<UniformGridData> sampleOnGrid(const MetricSampler &metric, int n, double lo, double hi) {
+  if (n < 2 || n > 2048 || !(lo < hi) || !std::isfinite(lo) || !std::isfinite(hi))
+    throw std::invalid_argument("grid sampling needs 2 <= n <= 2048 points per direction and lo < hi");
+  auto d = std::make_shared<UniformGridData>();
+  const double h = (hi - lo) / (n - 1);
+  d->n = {n, n, n};
+  d->origin = {lo, lo, lo};
+  d->spacing = {h, h, h};
+  const size_t plane = static_cast<size_t>(n) * static_cast<size_t>(n), points = plane * static_cast<size_t>(n);
+  for (size_t c = 0; c < 6; ++c)
+    d->gamma[c].resize(points), d->K[c].resize(points);
+  // One plane of z at a time keeps the sampler's batches bounded.
+  std::vector<Point3> xs(plane);
+  std::vector<Sym3> gamma(plane), K(plane);
+  for (int k = 0; k < n; ++k) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        xs[static_cast<size_t>(i + n * j)] = {lo + i * h, lo + j * h, lo + k * h};
+    metric(xs, gamma, K);
+    for (size_t p = 0; p < plane; ++p)
+      for (size_t c = 0; c < 6; ++c) {
+        d->gamma[c][static_cast<size_t>(k) * plane + p] = gamma[p][c];
+        d->K[c][static_cast<size_t>(k) * plane + p] = K[p][c];
+      }
+  }
+  return d;
+}
+
 GeometrySampler interpolatedGeometry(std::shared_ptr<const UniformGridData> data, int points) {
   if (!data)
     throw std::invalid_argument("interpolated geometry: no grid data");

@@ -30,7 +30,11 @@ struct HorizonOptions {
   int maxIterations = 40;
   /// Converged when the Newton update of h is below tolerance * mean radius everywhere.
   double tolerance = 1e-10;
-  int circumferencePoints = 256; ///< per circumference (trapezoidal in phi, Gauss in theta)
+  int circumferencePoints = 256; ///< per circumference curve (trapezoidal rule in its angle)
+  /// Give up when the mean radius exceeds this multiple of the guess's (far from any horizon
+  /// Theta falls like 2 / r and Newton can chase it outward).
+  double maxRadiusGrowth = 10;
+  bool verbose = false; ///< one line per Newton iteration on stderr
 };
 
 /// What is measured on a surface. Spins are the flat-space rotational-vector integrals
@@ -39,9 +43,10 @@ struct HorizonOptions {
 struct SurfaceMeasures {
   double area = 0, irreducibleMass = 0, meanRadius = 0;
   Point3 centroid{};
-  double equatorialCircumference = 0; ///< the curve theta = pi/2 (the plane z = center z)
-  double polarCircumferenceXZ = 0;    ///< the meridians phi = 0 and pi
-  double polarCircumferenceYZ = 0;    ///< the meridians phi = pi/2 and 3 pi/2
+  /// Proper lengths of the curves where the surface meets the planes through the centroid
+  /// spanned by x and y (equatorial), x and z, y and z (polar); NaN where the curve is not
+  /// star-shaped about the centroid (a strongly non-convex surface).
+  double equatorialCircumference = 0, polarCircumferenceXZ = 0, polarCircumferenceYZ = 0;
   Point3 spin{};
   double spinMagnitude = 0, christodoulouMass = 0, dimensionlessSpin = 0;
   double rmsExpansion = 0, maxExpansion = 0; ///< of Theta over the nodes (times meanRadius: dimensionless)

@@ -67,6 +67,10 @@ struct UniformGridData {
   void validate() const;
 };
 
+/// gamma_ij and K_ij of `metric` at the points of an n^3 grid over [lo, hi]^3 (for finding
+/// horizons in grid data of a known slice: the resolution study of a finder on interpolated data).
+std::shared_ptr<UniformGridData> sampleOnGrid(const MetricSampler &metric, int n, double lo, double hi);
+
 /// Tensor-product Lagrange interpolation of `points` (4 or 6) nodes per direction; d_k gamma_ij
 /// is the derivative of the interpolant (one order lower). A point whose stencil leaves the grid
 /// throws GeometryDomainError.
