@@ -254,6 +254,8 @@ void checkOptions(const HorizonOptions &o) {
     throw std::invalid_argument("horizon finder: maxIterations must be at least 1");
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     throw std::invalid_argument("horizon finder: the tolerance must be positive and finite");
+  if (!(o.stagnationTolerance >= 0) || !std::isfinite(o.stagnationTolerance))
+    throw std::invalid_argument("horizon finder: the stagnation tolerance must be finite and not negative");
   if (!(o.maxRadiusGrowth > 1))
     throw std::invalid_argument("horizon finder: maxRadiusGrowth must exceed 1");
   if (o.circumferencePoints < 8)
@@ -403,7 +405,10 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
   // Theta at every node for coefficients `coef`; with `jacobian`, also the Galerkin Jacobian.
   std::vector<LocalShape> shapes(static_cast<size_t>(nodes));
   std::vector<double> theta(static_cast<size_t>(nodes));
-  Eigen::MatrixXd J(n, n);
+  Eigen::MatrixXd J(n, n), L(nodes, n), Y(nodes, n);
+  for (int k = 0; k < nodes; ++k)
+    for (int col = 0; col < n; ++col)
+      Y(k, col) = grid.basis(k, col).y;
   std::string failure;
   auto evaluate = [&](const std::vector<double> &coef, bool jacobian) -> bool {
     const double rMean = meanRadiusOf(coef);
@@ -456,18 +461,16 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
       }
     }
     if (jacobian) {
-      J.setZero();
+      // J = Y^T W L with L(k, col) the change of Theta at node k per unit of coefficient col.
       for (int k = 0; k < nodes; ++k) {
         const std::array<double, 6> &d = local[static_cast<size_t>(k)];
         for (int col = 0; col < n; ++col) {
           const HarmonicValues &b = grid.basis(k, col);
-          const double dTheta = d[0] * b.y + d[1] * b.dTheta + d[2] * b.dPhi + d[3] * b.dThetaTheta + d[4] * b.dThetaPhi +
-                                d[5] * b.dPhiPhi;
-          const double wd = grid.weight(k) * dTheta;
-          for (int row = 0; row < n; ++row)
-            J(row, col) += wd * grid.basis(k, row).y;
+          L(k, col) = grid.weight(k) * (d[0] * b.y + d[1] * b.dTheta + d[2] * b.dPhi + d[3] * b.dThetaTheta +
+                                        d[4] * b.dThetaPhi + d[5] * b.dPhiPhi);
         }
       }
+      J.noalias() = Y.transpose() * L;
     }
     return true;
   };
@@ -475,11 +478,10 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
   // the part of Theta above lmax cannot be removed by any surface of the band and would stall a
   // line search at the truncation error.
   auto galerkin = [&]() {
-    Eigen::VectorXd R = Eigen::VectorXd::Zero(n);
+    Eigen::VectorXd wTheta(nodes);
     for (int k = 0; k < nodes; ++k)
-      for (int row = 0; row < n; ++row)
-        R(row) += grid.weight(k) * theta[static_cast<size_t>(k)] * grid.basis(k, row).y;
-    return R;
+      wTheta(k) = grid.weight(k) * theta[static_cast<size_t>(k)];
+    return Eigen::VectorXd(Y.transpose() * wTheta);
   };
   auto merit = [&]() { return galerkin().squaredNorm(); };
 
@@ -510,15 +512,38 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
     }
     double alpha = std::min(1.0, meanRadiusOf(c) / (3 * largest));
     std::vector<double> trial(c.size());
-    bool accepted = false;
+    bool accepted = false, decreased = false;
     for (int cut = 0; cut < 8; ++cut, alpha /= 2) {
       for (size_t k = 0; k < c.size(); ++k)
         trial[k] = c[k] + alpha * step(static_cast<Eigen::Index>(k));
-      if (evaluate(trial, false) && (merit() < merit0 || step.norm() < 1e3 * options.tolerance * meanRadiusOf(c) ||
-                                     cut == 7)) {
+      if (!evaluate(trial, false))
+        continue;
+      decreased = merit() < merit0;
+      if (decreased || cut == 7) {
         accepted = true;
         break;
       }
+    }
+    const double fullStep = step.norm() / std::sqrt(4 * kPi) / meanRadiusOf(c); // relative RMS change of h
+    auto converged = [&](const std::vector<double> &coefficients, double lastStep) {
+      result.found = true;
+      result.surface.coefficients = coefficients;
+      result.lastStep = lastStep;
+      try {
+        result.measures = measureSurface(geometry, result.surface, options);
+      } catch (const std::exception &e) {
+        result.found = false;
+        result.message = std::string("the surface converged but could not be measured: ") + e.what();
+      }
+      return result;
+    };
+    // Interpolated grid data are smooth only within cells: Theta jumps by the interpolation
+    // error as nodes cross cell faces, so Newton stalls at that level. A step that no line
+    // search can make decrease, and that is already below the stagnation tolerance, is that
+    // floor: the surface is converged as far as the data allow.
+    if (!decreased && fullStep < options.stagnationTolerance) {
+      result.stagnated = true;
+      return converged(c, fullStep);
     }
     if (!accepted) {
       result.message = failure.empty() ? "no Newton step reduces the expansion" : failure;
@@ -535,18 +560,8 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
     if (options.verbose)
       std::fprintf(stderr, "iteration %d: merit %.3e -> %.3e, |step| %.3e, alpha %g\n", iteration, merit0, merit(),
                    step.norm(), alpha);
-    const double stepNorm = alpha * step.norm() / std::sqrt(4 * kPi); // RMS change of h
-    if (stepNorm < options.tolerance * meanRadiusOf(c)) {
-      result.found = true;
-      result.surface.coefficients = c;
-      try {
-        result.measures = measureSurface(geometry, result.surface, options);
-      } catch (const std::exception &e) {
-        result.found = false;
-        result.message = std::string("the surface converged but could not be measured: ") + e.what();
-      }
-      return result;
-    }
+    if (alpha * fullStep < options.tolerance)
+      return converged(c, alpha * fullStep);
   }
   result.surface.coefficients = c;
   result.message = text("no convergence in %.0f Newton iterations (no marginally trapped surface near the guess?)",

@@ -69,8 +69,9 @@ void printResult(size_t index, const Guess &guess, const HorizonResult &r, doubl
     return;
   }
   const SurfaceMeasures &m = r.measures;
-  std::printf("  horizon found: %d Newton iterations, %.3f s, lmax %d, rms r Theta %.2e, max %.2e\n", r.iterations, seconds,
-              r.surface.lmax, m.rmsExpansion, m.maxExpansion);
+  std::printf("  horizon found: %d Newton iterations, %.3f s, lmax %d, rms r Theta %.2e, max %.2e, last update %.1e%s\n",
+              r.iterations, seconds, r.surface.lmax, m.rmsExpansion, m.maxExpansion, r.lastStep,
+              r.stagnated ? " (converged to the smoothness of the grid data)" : "");
   std::printf("  area %.12g, irreducible mass %.12g, mean coordinate radius %.8g\n", m.area, m.irreducibleMass, m.meanRadius);
   std::printf("  centroid (%.8g, %.8g, %.8g)\n", m.centroid[0], m.centroid[1], m.centroid[2]);
   std::printf("  circumferences: equatorial (xy) %.12g, polar (xz) %.12g, polar (yz) %.12g\n", m.equatorialCircumference,
@@ -286,17 +287,19 @@ int main(int argc, char **argv) {
   if (!csvPath.empty()) {
     std::ofstream out(csvPath);
     out << "guess,x0,y0,z0,r0,found,iterations,area,irreducible_mass,mean_radius,centroid_x,centroid_y,centroid_z,"
-           "circumference_xy,circumference_xz,circumference_yz,J_x,J_y,J_z,christodoulou_mass,chi,rms_expansion,message\n";
+           "circumference_xy,circumference_xz,circumference_yz,J_x,J_y,J_z,christodoulou_mass,chi,rms_expansion,last_step,"
+           "stagnated,message\n";
     char line[1024];
     for (size_t g = 0; g < results.size(); ++g) {
       const SurfaceMeasures &m = results[g].measures;
       std::snprintf(line, sizeof line,
                     "%zu,%.17g,%.17g,%.17g,%.17g,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                    "%.17g,%.17g,%.17g,",
+                    "%.17g,%.17g,%.17g,%.17g,%d,",
                     g + 1, guesses[g].center[0], guesses[g].center[1], guesses[g].center[2], guesses[g].radius,
                     results[g].found ? 1 : 0, results[g].iterations, m.area, m.irreducibleMass, m.meanRadius, m.centroid[0],
                     m.centroid[1], m.centroid[2], m.equatorialCircumference, m.polarCircumferenceXZ, m.polarCircumferenceYZ,
-                    m.spin[0], m.spin[1], m.spin[2], m.christodoulouMass, m.dimensionlessSpin, m.rmsExpansion);
+                    m.spin[0], m.spin[1], m.spin[2], m.christodoulouMass, m.dimensionlessSpin, m.rmsExpansion,
+                    results[g].lastStep, results[g].stagnated ? 1 : 0);
       out << line << csvText(results[g].message) << "\n";
     }
     if (!out.flush()) {

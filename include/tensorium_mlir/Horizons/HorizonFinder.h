@@ -34,6 +34,9 @@ struct HorizonOptions {
   /// Give up when the mean radius exceeds this multiple of the guess's (far from any horizon
   /// Theta falls like 2 / r and Newton can chase it outward).
   double maxRadiusGrowth = 10;
+  /// Grid data: a Newton step that no line search makes decrease the residual, and whose RMS is
+  /// below this times the mean radius, ends the search as converged to the data's smoothness.
+  double stagnationTolerance = 1e-6;
   bool verbose = false; ///< one line per Newton iteration on stderr
 };
 
@@ -56,6 +59,8 @@ struct HorizonResult {
   bool found = false;
   std::string message; ///< why not, when not found
   int iterations = 0;
+  double lastStep = 0;    ///< RMS of the last Newton update of h, relative to the mean radius
+  bool stagnated = false; ///< converged to the smoothness of the data, not to the tolerance
   StarSurface surface;
   SurfaceMeasures measures;
 };
