@@ -210,6 +210,9 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   if (!s.output.empty())
     snapshots = std::make_unique<SnapshotWriter>(e, s.output, s.runFile);
   MonitorTable table(e, s.monitorFile, tracker.positions().size());
+  HorizonMonitor horizons(e, s.horizons, tracker.positions().size());
+  if (horizons.enabled())
+    (void)bssnSliceGeometry(e); // a system without the BSSN variables is refused before the first step
   auto excluded = [&](const std::array<double, 3> &x) {
     if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
       return true;
@@ -252,6 +255,7 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   try {
     e.loadStorage(e.state());
     report();
+    horizons.observe(e, tracker.positions());
     if (snapshots)
       snapshots->write(e);
     tracker.sampleBefore(e);
@@ -264,6 +268,8 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
       tracker.advance(e, dt);
       if (e.stepNumber() % s.monitorEvery == 0 || e.stepNumber() == lastStep)
         report();
+      if (horizons.enabled() && (e.stepNumber() % horizons.every() == 0 || e.stepNumber() == lastStep))
+        horizons.observe(e, tracker.positions());
       if (snapshots && e.stepNumber() % s.outputEvery == 0)
         snapshots->write(e);
       if (s.checkpointEvery && e.stepNumber() % s.checkpointEvery == 0)
@@ -284,9 +290,18 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   }
   if (!s.checkpoint.empty() && e.stepNumber() % s.checkpointEvery != 0)
     writeCheckpoint(e, s.checkpoint, checkpointExtras());
+  if (rank == 0 && horizons.enabled()) {
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("horizon searches: %.2f s in all (%.1f%% of the run's wall time)", horizons.seconds(),
+                100 * horizons.seconds() / std::max(wall, 1e-9));
+    if (horizons.commonHorizonTime())
+      std::printf(", common horizon first found at t = %.4f", *horizons.commonHorizonTime());
+    std::printf("\n");
+  }
   if (snapshots)
     snapshots->finish(e);
   table.finish();
+  horizons.finish();
   // Last, so that a profile that cannot be written leaves the run's other outputs complete.
   if (!s.profileFile.empty())
     writeAxisProfile(e, s.profileFile,

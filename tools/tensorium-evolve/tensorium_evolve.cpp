@@ -58,6 +58,7 @@ struct Options {
   std::map<std::string, double> params; // --param, --param-file: a system module's parameters
   std::vector<std::string> bssnOnly;    // options given that only a BSSN run takes
   std::string runFile;                  // RUN.toml: options as keys (the command line wins)
+  std::vector<std::array<double, 4>> horizonGuesses; // --horizon-guess X,Y,Z,R
   std::string advection;                // --advection: the evolution fixture's advect() stencils
 };
 
@@ -209,6 +210,25 @@ CommandLine commandLine(Options &o) {
               "at the final time: alpha, K, chi, gammatilde_yy and the areal radius along +x\n"
               "from the first tracked point (a trumpet's profile; tensorium-trumpet compares it)",
               bssn("--profile", [&o](const std::string &v) { o.run.profileFile = v; }))
+      .option("--horizons-every", "K",
+              "apparent horizons every K steps (docs/horizons.md); default guesses: each tracked\n"
+              "point (radius half its mass) and, with several, their centroid for the common horizon",
+              bssn("--horizons-every", [&o](const std::string &v) {
+                o.run.horizons.every = parseInteger("--horizons-every", v, 1, 1L << 40);
+              }))
+      .option("--horizon-guess", "X,Y,Z,R", "a horizon search from the sphere of radius R about a fixed point (repeatable)",
+              bssn("--horizon-guess", [&o](const std::string &v) {
+                const std::vector<double> g = parseNumbers("--horizon-guess", v, 4);
+                if (!(g[3] > 0))
+                  throw UsageError("--horizon-guess needs a positive radius, got '" + v + "'");
+                o.horizonGuesses.push_back({g[0], g[1], g[2], g[3]});
+              }))
+      .option("--horizon-lmax", "L", "largest harmonic degree of the horizon surfaces (default 8)",
+              bssn("--horizon-lmax", [&o](const std::string &v) {
+                o.run.horizons.options.lmax = static_cast<int>(parseInteger("--horizon-lmax", v, 1, 24));
+              }))
+      .option("--horizons", "FILE.csv", "every horizon search as CSV (area, masses, centroid, circumferences, spin)",
+              bssn("--horizons", [&o](const std::string &v) { o.run.horizons.table = v; }))
       .option("--h5", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
               [&o](const std::string &v) { o.run.output = v; })
       .option("--h5-every", "K", "a snapshot every K steps (default 10)",
@@ -276,6 +296,34 @@ void checkOptions(Options &o) {
       throw UsageError("restart file '" + o.restart + "' cannot be read: " + problem);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
+  if ((!o.horizonGuesses.empty() || !o.run.horizons.table.empty()) && o.run.horizons.every == 0)
+    throw UsageError("--horizon-guess and --horizons need --horizons-every K");
+  if (!o.run.horizons.table.empty())
+    requireWritableOutput("--horizons", o.run.horizons.table);
+  if (o.run.horizons.every > 0) {
+    auto &guesses = o.run.horizons.guesses;
+    for (const auto &g : o.horizonGuesses)
+      guesses.push_back({HorizonGuess::Follows::Fixed, 0, {g[0], g[1], g[2]}, g[3]});
+    if (guesses.empty()) {
+      // Two-puncture data: tracked point q is puncture q (mass m1, m2); exact data: M = 1.
+      const bool twoPunctures = o.initialData.empty();
+      const double total = twoPunctures ? o.punctures.m1 + o.punctures.m2 : 1.0;
+      double reach = 0;
+      std::array<double, 3> centroid{};
+      for (const auto &t : o.tracks)
+        for (size_t a = 0; a < 3; ++a)
+          centroid[a] += t[a] / static_cast<double>(o.tracks.size());
+      for (size_t q = 0; q < o.tracks.size(); ++q) {
+        const double mass = twoPunctures && q < 2 ? (q == 0 ? o.punctures.m1 : o.punctures.m2) : total;
+        guesses.push_back({HorizonGuess::Follows::Tracked, q, {}, mass / 2});
+        reach = std::max(reach, std::hypot(o.tracks[q][0] - centroid[0], o.tracks[q][1] - centroid[1], o.tracks[q][2] - centroid[2]));
+      }
+      if (o.tracks.size() > 1)
+        guesses.push_back({HorizonGuess::Follows::Centroid, 0, {}, total / 2 + reach});
+      if (guesses.empty())
+        throw UsageError("--horizons-every needs --track points or --horizon-guess");
+    }
+  }
 }
 
 /// Parses the command line and the run file and checks the options; false when --help was asked

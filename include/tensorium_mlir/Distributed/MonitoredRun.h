@@ -5,6 +5,7 @@
 // tracking, the lapse (its minimum and its value at each tracked point), HDF5/XDMF snapshots,
 // checkpoints and a radial profile at the end. Every check runs before any output is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
+#include "tensorium_mlir/Distributed/BssnHorizons.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 
@@ -29,6 +30,8 @@ struct MonitoredRunSettings {
   // At the final time: alpha, K, chi, gammatilde_yy and the areal radius along +x from the first
   // tracked point (the origin without one), one row per grid x beyond it ("" for none).
   std::string profileFile;
+  /// Apparent horizons every horizons.every steps (0: none).
+  HorizonMonitorSettings horizons;
 };
 
 /// Reads checkpoint `path` into `e` and returns the tracked points it saved; refuses a checkpoint

@@ -1,0 +1,202 @@
+#include "tensorium_mlir/Distributed/BssnHorizons.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace tensorium_mlir::distributed {
+namespace {
+
+using horizons::Point3;
+using horizons::Sym3;
+
+// Interpolated per point: chi, gammatilde (6), Atilde (6), K, then d_k chi and d_k gammatilde
+// (7 per axis).
+constexpr int kValues = 14, kPerPoint = kValues + 3 * 7;
+constexpr int kSymmetric[6] = {0, 1, 2, 4, 5, 8}; // xx xy xz yy yz zz of a row-major 3x3
+
+} // namespace
+
+horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) {
+  if (nodes != 4 && nodes != 6)
+    throw DistributedError("horizon interpolation takes 4 or 6 nodes per axis");
+  if (static_cast<int>(e.grid().spec().ghostWidth) < nodes / 2)
+    throw DistributedError("horizon interpolation with " + std::to_string(nodes) + " nodes needs a ghost width of at least " +
+                           std::to_string(nodes / 2));
+  for (const char *name : {"chi", "gammatilde", "Atilde", "K"})
+    (void)e.field(name); // a system without them is refused now
+  if (e.field("gammatilde").components != 9 || e.field("Atilde").components != 9)
+    throw DistributedError("horizons need gammatilde and Atilde stored with 9 components");
+  return [&e, nodes](std::span<const Point3> points, std::span<horizons::SpatialGeometry> out) {
+    const GridSpec &g = e.grid().spec();
+    const int below = nodes / 2 - 1;
+    const size_t np = points.size();
+    std::vector<double> local(np * kPerPoint, 0.0), sum(np * kPerPoint, 0.0);
+    const auto &storage = std::as_const(e.storage());
+    const std::span<const double> chi = storage.buffer("chi"), gt = storage.buffer("gammatilde"),
+                                  At = storage.buffer("Atilde"), K = storage.buffer("K");
+    const size_t n = e.storage().shape().points();
+    for (size_t p = 0; p < np; ++p) {
+      int64_t base[3];
+      double w[3][6], dw[3][6];
+      for (int a = 0; a < 3; ++a) {
+        const double s = (points[p][static_cast<size_t>(a)] - g.lower[a]) / g.spacing[a];
+        if (!std::isfinite(s) || s < below || s > static_cast<double>(g.points[a] - 1 - nodes / 2)) {
+          char text[160];
+          std::snprintf(text, sizeof text, "the point (%.4g, %.4g, %.4g) is outside the grid's interpolation region",
+                        points[p][0], points[p][1], points[p][2]);
+          throw horizons::GeometryDomainError(text);
+        }
+        base[a] = static_cast<int64_t>(std::floor(s));
+        const double t = s - static_cast<double>(base[a]);
+        for (int i = 0; i < nodes; ++i) {
+          double value = 1, derivative = 0;
+          for (int j = 0; j < nodes; ++j) {
+            if (j == i)
+              continue;
+            const double f = (t - (j - below)) / static_cast<double>(i - j);
+            derivative = derivative * f + value / static_cast<double>(i - j);
+            value *= f;
+          }
+          w[a][i] = value;
+          dw[a][i] = derivative / g.spacing[a];
+        }
+      }
+      if (!e.grid().owned().contains(base[0], base[1], base[2]))
+        continue;
+      double *v = &local[p * kPerPoint];
+      for (int a = 0; a < nodes; ++a)
+        for (int b = 0; b < nodes; ++b)
+          for (int c = 0; c < nodes; ++c) {
+            const size_t index = e.grid().storageIndex(base[0] + a - below, base[1] + b - below, base[2] + c - below);
+            const double wv = w[0][a] * w[1][b] * w[2][c];
+            const double wd[3] = {dw[0][a] * w[1][b] * w[2][c], w[0][a] * dw[1][b] * w[2][c], w[0][a] * w[1][b] * dw[2][c]};
+            double f[7];
+            f[0] = chi[index];
+            for (int q = 0; q < 6; ++q)
+              f[1 + q] = gt[static_cast<size_t>(kSymmetric[q]) * n + index];
+            for (int q = 0; q < 7; ++q) {
+              v[q] += wv * f[q];
+              for (int k = 0; k < 3; ++k)
+                v[kValues + 7 * k + q] += wd[k] * f[q];
+            }
+            for (int q = 0; q < 6; ++q)
+              v[7 + q] += wv * At[static_cast<size_t>(kSymmetric[q]) * n + index];
+            v[13] += wv * K[index];
+          }
+    }
+    // Exactly one rank owns each point's base cell: the sum is its value.
+    MPI_Allreduce(local.data(), sum.data(), static_cast<int>(sum.size()), MPI_DOUBLE, MPI_SUM, e.grid().comm());
+    for (size_t p = 0; p < np; ++p) {
+      const double *v = &sum[p * kPerPoint];
+      const double c = v[0];
+      if (!(c > 0)) {
+        char text[160];
+        std::snprintf(text, sizeof text, "chi = %.3g at (%.4g, %.4g, %.4g): the surface reaches the puncture", c,
+                      points[p][0], points[p][1], points[p][2]);
+        throw horizons::GeometryDomainError(text);
+      }
+      horizons::SpatialGeometry &out_ = out[p];
+      for (size_t q = 0; q < 6; ++q) {
+        out_.gamma[q] = v[1 + q] / c;
+        out_.K[q] = (v[7 + q] + v[1 + q] * v[13] / 3) / c;
+        for (size_t k = 0; k < 3; ++k)
+          out_.dgamma[k][q] = v[kValues + 7 * k + 1 + q] / c - v[1 + q] * v[kValues + 7 * k] / (c * c);
+      }
+    }
+  };
+}
+
+HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSettings settings, size_t trackedPoints)
+    : settings_(std::move(settings)), table_(e.grid().comm(), settings_.every > 0 ? settings_.table : "", "horizon table") {
+  if (settings_.every < 0)
+    throw DistributedError("the horizon cadence must not be negative");
+  for (const HorizonGuess &g : settings_.guesses) {
+    if (!(g.radius > 0) || !std::isfinite(g.radius))
+      throw DistributedError("a horizon guess needs a positive radius");
+    if (g.follows == HorizonGuess::Follows::Tracked && g.tracked >= trackedPoints)
+      throw DistributedError("a horizon guess follows tracked point " + std::to_string(g.tracked + 1) + " of " +
+                             std::to_string(trackedPoints));
+    if (g.follows == HorizonGuess::Follows::Centroid && trackedPoints == 0)
+      throw DistributedError("a common-horizon guess needs tracked points");
+  }
+  previous_.resize(settings_.guesses.size());
+  table_.append(!table_.writing() ? std::string() : std::string("time,step,horizon,follows,found,iterations,area,irreducible_mass,mean_radius,centroid_x,centroid_y,"
+                  "centroid_z,circumference_xy,circumference_xz,circumference_yz,J_x,J_y,J_z,christodoulou_mass,chi,"
+                  "rms_expansion,stagnated\n"));
+}
+
+void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> &tracked) {
+  if (!enabled())
+    return;
+  int rank = 0;
+  MPI_Comm_rank(e.grid().comm(), &rank);
+  const auto started = std::chrono::steady_clock::now();
+  const horizons::GeometrySampler geometry = bssnSliceGeometry(e, e.grid().spec().ghostWidth >= 3 ? 6 : 4);
+  std::string line;
+  char text[512];
+  for (size_t q = 0; q < settings_.guesses.size(); ++q) {
+    const HorizonGuess &g = settings_.guesses[q];
+    Point3 center = g.center;
+    if (g.follows == HorizonGuess::Follows::Tracked) {
+      center = tracked[g.tracked];
+    } else if (g.follows == HorizonGuess::Follows::Centroid) {
+      center = {0, 0, 0};
+      for (const Point3 &t : tracked)
+        for (size_t a = 0; a < 3; ++a)
+          center[a] += t[a] / static_cast<double>(tracked.size());
+    }
+    horizons::HorizonOptions options = settings_.options;
+    horizons::StarSurface guess = horizons::StarSurface::sphere(center, g.radius, options.lmax);
+    if (previous_[q]) {
+      guess = *previous_[q];
+      guess.center = center; // the shape found last time, moved with the point it follows
+    } else {
+      options.maxIterations = std::min(options.maxIterations, settings_.firstSearchIterations);
+    }
+    horizons::HorizonResult r;
+    try {
+      r = horizons::findHorizon(geometry, guess, options);
+    } catch (const horizons::GeometryDomainError &err) {
+      r.message = err.what();
+    }
+    if (r.found)
+      previous_[q] = r.surface;
+    const char *follows = g.follows == HorizonGuess::Follows::Tracked ? "tracked" :
+                          g.follows == HorizonGuess::Follows::Centroid ? "common" : "fixed";
+    const horizons::SurfaceMeasures &m = r.measures;
+    if (r.found) {
+      std::snprintf(text, sizeof text, "  horizon %zu (%s): M_irr %.6f, |J| %.3e, at (%.3f, %.3f, %.3f)", q + 1, follows,
+                    m.irreducibleMass, m.spinMagnitude, m.centroid[0], m.centroid[1], m.centroid[2]);
+    } else {
+      std::snprintf(text, sizeof text, "  horizon %zu (%s): none", q + 1, follows);
+    }
+    line += text;
+    if (g.follows == HorizonGuess::Follows::Centroid && r.found && !commonTime_) {
+      commonTime_ = e.time();
+      std::snprintf(text, sizeof text, "  [common horizon first found at t = %.4f]", e.time());
+      line += text;
+    }
+    if (table_.writing()) {
+      std::snprintf(text, sizeof text,
+                    "%.17g,%ld,%zu,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                    "%.17g,%d\n",
+                    e.time(), e.stepNumber(), q + 1, follows, r.found ? 1 : 0, r.iterations, m.area, m.irreducibleMass,
+                    m.meanRadius, m.centroid[0], m.centroid[1], m.centroid[2], m.equatorialCircumference,
+                    m.polarCircumferenceXZ, m.polarCircumferenceYZ, m.spin[0], m.spin[1], m.spin[2], m.christodoulouMass,
+                    m.dimensionlessSpin, m.rmsExpansion, r.stagnated ? 1 : 0);
+      table_.append(text);
+    } else {
+      table_.append("");
+    }
+  }
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (rank == 0) {
+    std::printf("t = %8.4f horizons:%s\n", e.time(), line.c_str());
+    std::fflush(stdout);
+  }
+}
+
+} // namespace tensorium_mlir::distributed
