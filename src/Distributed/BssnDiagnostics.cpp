@@ -6,6 +6,22 @@
 
 namespace tensorium_mlir::distributed {
 
+void admFromBssn(const runtime::UniformGridStorage &bssn, runtime::UniformGridStorage &adm) {
+  const size_t n = bssn.shape().points();
+  if (static_cast<size_t>(adm.shape().points()) != n)
+    throw DistributedError("ADM storage and BSSN storage differ in shape");
+  std::span<const double> chi = bssn.buffer("chi"), K = bssn.buffer("K"), gt = bssn.buffer("gammatilde"),
+                          gu = bssn.buffer("gammatildeU"), At = bssn.buffer("Atilde");
+  std::span<double> gamma = adm.buffer("gamma"), gammaU = adm.buffer("gammaU"), Kij = adm.buffer("Kij");
+  for (size_t c = 0; c < 9; ++c)
+    for (size_t p = 0; p < n; ++p) {
+      const size_t q = c * n + p;
+      gamma[q] = gt[q] / chi[p];
+      gammaU[q] = chi[p] * gu[q];
+      Kij[q] = (At[q] + gt[q] * K[p] / 3) / chi[p];
+    }
+}
+
 ConstraintMonitor::ConstraintMonitor(const DistributedEvolution &e, const KernelModuleTables &constraints,
                                      std::string kernel)
     : module_(constraints), kernel_(std::move(kernel)) {
@@ -25,21 +41,7 @@ ConstraintMonitor::~ConstraintMonitor() = default;
 
 ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
                                             const std::function<bool(const std::array<double, 3> &)> &excluded) {
-  runtime::UniformGridStorage &bssn = e.storage();
-  const size_t n = bssn.shape().points();
-  std::span<const double> chi = std::as_const(bssn).buffer("chi"), K = std::as_const(bssn).buffer("K"),
-                          gt = std::as_const(bssn).buffer("gammatilde"), gu = std::as_const(bssn).buffer("gammatildeU"),
-                          At = std::as_const(bssn).buffer("Atilde");
-  std::span<double> gamma = storage_->buffer("gamma"), gammaU = storage_->buffer("gammaU"), Kij = storage_->buffer("Kij");
-  // ADM from BSSN: gamma = gammatilde / chi, gamma^ij = chi gammatilde^ij,
-  // K_ij = (Atilde_ij + gammatilde_ij K / 3) / chi.
-  for (size_t c = 0; c < 9; ++c)
-    for (size_t p = 0; p < n; ++p) {
-      const size_t q = c * n + p;
-      gamma[q] = gt[q] / chi[p];
-      gammaU[q] = chi[p] * gu[q];
-      Kij[q] = (At[q] + gt[q] * K[p] / 3) / chi[p];
-    }
+  admFromBssn(e.storage(), *storage_);
   const auto &h = e.grid().spec().spacing;
   storage_->invoke(module_.adapters, kernel_, {}, {h[0], h[1], h[2]});
   std::span<const double> H = std::as_const(*storage_).buffer("H"), M2 = std::as_const(*storage_).buffer("M2");

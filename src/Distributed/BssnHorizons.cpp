@@ -109,11 +109,12 @@ horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) 
   };
 }
 
-HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSettings settings, size_t trackedPoints)
-    : settings_(std::move(settings)), table_(e.grid().comm(), settings_.every > 0 ? settings_.table : "", "horizon table") {
-  if (settings_.every < 0)
+namespace {
+
+HorizonMonitorSettings checked(HorizonMonitorSettings settings, size_t trackedPoints) {
+  if (settings.every < 0)
     throw DistributedError("the horizon cadence must not be negative");
-  for (const HorizonGuess &g : settings_.guesses) {
+  for (const HorizonGuess &g : settings.guesses) {
     if (!(g.radius > 0) || !std::isfinite(g.radius))
       throw DistributedError("a horizon guess needs a positive radius");
     if (g.follows == HorizonGuess::Follows::Tracked && g.tracked >= trackedPoints)
@@ -122,6 +123,15 @@ HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSett
     if (g.follows == HorizonGuess::Follows::Centroid && trackedPoints == 0)
       throw DistributedError("a common-horizon guess needs tracked points");
   }
+  return settings;
+}
+
+} // namespace
+
+// The settings are checked before the table (an output) is created.
+HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSettings settings, size_t trackedPoints)
+    : settings_(checked(std::move(settings), trackedPoints)),
+      table_(e.grid().comm(), settings_.every > 0 ? settings_.table : "", "horizon table") {
   previous_.resize(settings_.guesses.size());
   table_.append(!table_.writing() ? std::string() : std::string("time,step,horizon,follows,found,iterations,area,irreducible_mass,mean_radius,centroid_x,centroid_y,"
                   "centroid_z,circumference_xy,circumference_xz,circumference_yz,J_x,J_y,J_z,christodoulou_mass,chi,"

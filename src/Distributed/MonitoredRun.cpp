@@ -205,14 +205,21 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   if (!s.profileFile.empty())
     for (const char *name : {"alpha", "K", "chi", "gammatilde"})
       (void)e.field(name); // refused now, not at the end of the run
-  // Outputs are created only now, after every input has been checked.
+  if (s.horizons.every > 0)
+    (void)bssnSliceGeometry(e); // a system without the BSSN variables is refused before any output
+  if (s.waves.every > 0 && !s.weylModule)
+    throw RunSettingsError("wave extraction needs the Weyl-scalar module");
+  // Outputs are created only now, after every input has been checked (the extractor checks its
+  // spheres and module before it creates its tables).
+  std::unique_ptr<WaveExtractor> waves;
+  if (s.waves.every > 0)
+    waves = std::make_unique<WaveExtractor>(e, *s.weylModule, s.waves);
+  HorizonMonitor horizons(e, s.horizons, tracker.positions().size());
   std::unique_ptr<SnapshotWriter> snapshots;
   if (!s.output.empty())
     snapshots = std::make_unique<SnapshotWriter>(e, s.output, s.runFile);
   MonitorTable table(e, s.monitorFile, tracker.positions().size());
-  HorizonMonitor horizons(e, s.horizons, tracker.positions().size());
-  if (horizons.enabled())
-    (void)bssnSliceGeometry(e); // a system without the BSSN variables is refused before the first step
+
   auto excluded = [&](const std::array<double, 3> &x) {
     if (s.normBox && (std::abs(x[0]) > *s.normBox || std::abs(x[1]) > *s.normBox || std::abs(x[2]) > *s.normBox))
       return true;
@@ -256,6 +263,8 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
     e.loadStorage(e.state());
     report();
     horizons.observe(e, tracker.positions());
+    if (waves)
+      waves->observe(e);
     if (snapshots)
       snapshots->write(e);
     tracker.sampleBefore(e);
@@ -270,6 +279,8 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
         report();
       if (horizons.enabled() && (e.stepNumber() % horizons.every() == 0 || e.stepNumber() == lastStep))
         horizons.observe(e, tracker.positions());
+      if (waves && (e.stepNumber() % waves->every() == 0 || e.stepNumber() == lastStep))
+        waves->observe(e);
       if (snapshots && e.stepNumber() % s.outputEvery == 0)
         snapshots->write(e);
       if (s.checkpointEvery && e.stepNumber() % s.checkpointEvery == 0)
@@ -300,8 +311,12 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
   }
   if (snapshots)
     snapshots->finish(e);
+  if (rank == 0 && waves)
+    std::printf("wave extraction: %.2f s in all\n", waves->seconds());
   table.finish();
   horizons.finish();
+  if (waves)
+    waves->finish();
   // Last, so that a profile that cannot be written leaves the run's other outputs complete.
   if (!s.profileFile.empty())
     writeAxisProfile(e, s.profileFile,

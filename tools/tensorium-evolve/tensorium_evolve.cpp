@@ -229,6 +229,31 @@ CommandLine commandLine(Options &o) {
               }))
       .option("--horizons", "FILE.csv", "every horizon search as CSV (area, masses, centroid, circumferences, spin)",
               bssn("--horizons", [&o](const std::string &v) { o.run.horizons.table = v; }))
+      .option("--extract-every", "K",
+              "Psi4 modes (spin weight -2, l <= --extract-lmax) and ADM surface integrals on the\n"
+              "spheres of --extract-radii every K steps (docs/horizons.md)",
+              bssn("--extract-every", [&o](const std::string &v) {
+                o.run.waves.every = parseInteger("--extract-every", v, 1, 1L << 40);
+              }))
+      .option("--extract-radii", "R1,R2,...", "radii of the extraction spheres",
+              bssn("--extract-radii", [&o](const std::string &v) {
+                o.run.waves.radii.clear();
+                for (const std::string &r : splitList("--extract-radii", v, 1, 64)) {
+                  o.run.waves.radii.push_back(parseNumber("--extract-radii", r));
+                  if (!(o.run.waves.radii.back() > 0))
+                    throw UsageError("--extract-radii must be positive, got '" + v + "'");
+                }
+              }))
+      .option("--extract-lmax", "L", "largest l of the extracted modes (default 8)",
+              bssn("--extract-lmax", [&o](const std::string &v) {
+                o.run.waves.lmax = static_cast<int>(parseInteger("--extract-lmax", v, 2, 16));
+              }))
+      .option("--extract-center", "x,y,z", "centre of the extraction spheres (default the origin)",
+              bssn("--extract-center", [&o](const std::string &v) { o.run.waves.center = vec3("--extract-center", v); }))
+      .option("--waves", "FILE.csv", "the Psi4 modes: time, step, radius, l, m, real and imaginary parts",
+              bssn("--waves", [&o](const std::string &v) { o.run.waves.modesTable = v; }))
+      .option("--adm-integrals", "FILE.csv", "ADM mass, momentum and angular momentum on each extraction sphere",
+              bssn("--adm-integrals", [&o](const std::string &v) { o.run.waves.integralsTable = v; }))
       .option("--h5", "FILE.h5", "snapshots of the state, with an XDMF index FILE.xmf",
               [&o](const std::string &v) { o.run.output = v; })
       .option("--h5-every", "K", "a snapshot every K steps (default 10)",
@@ -296,6 +321,20 @@ void checkOptions(Options &o) {
       throw UsageError("restart file '" + o.restart + "' cannot be read: " + problem);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
+  if ((!o.run.waves.radii.empty() || !o.run.waves.modesTable.empty() || !o.run.waves.integralsTable.empty()) &&
+      o.run.waves.every == 0)
+    throw UsageError("--extract-radii, --waves and --adm-integrals need --extract-every K");
+  if (o.run.waves.every > 0 && o.run.waves.radii.empty())
+    throw UsageError("--extract-every needs --extract-radii");
+  for (double R : o.run.waves.radii)
+    for (int a = 0; a < 3; ++a)
+      if (std::abs(o.run.waves.center[a]) + R >= o.extent)
+        throw UsageError("the extraction sphere of radius " + std::to_string(R) + " does not fit in --extent " +
+                         std::to_string(o.extent));
+  if (!o.run.waves.modesTable.empty())
+    requireWritableOutput("--waves", o.run.waves.modesTable);
+  if (!o.run.waves.integralsTable.empty())
+    requireWritableOutput("--adm-integrals", o.run.waves.integralsTable);
   if ((!o.horizonGuesses.empty() || !o.run.horizons.table.empty()) && o.run.horizons.every == 0)
     throw UsageError("--horizon-guess and --horizons need --horizons-every K");
   if (!o.run.horizons.table.empty())
@@ -430,6 +469,14 @@ int run(int argc, char **argv, int rank) {
   const std::unique_ptr<runtime::KernelModule> constraintsModule =
       catalog.load(o.constraintsModule.empty() ? fixtures + "gr/adm_constraints_3d.tn" : o.constraintsModule, o.order);
   const runtime::KernelModule &evolution = *evolutionModule, &constraints = *constraintsModule;
+  // The Weyl scalars at 4th order: extraction interpolates them with cubic polynomials.
+  std::unique_ptr<runtime::KernelModule> weylModule;
+  std::optional<KernelModuleTables> weylTables;
+  if (o.run.waves.every > 0) {
+    weylModule = catalog.load(fixtures + "gr/weyl_scalars_3d.tn", 0);
+    weylTables = moduleTables(*weylModule);
+    o.run.weylModule = &*weylTables;
+  }
   const std::unique_ptr<runtime::KernelModule> initialModule =
       catalog.load(o.initialData.empty() ? fixtures + "elliptic/two_puncture_hamiltonian_3d.tn" : o.initialData, 0);
 

@@ -11,6 +11,11 @@
 
 namespace tensorium_mlir::distributed {
 
+/// ADM variables of the BSSN state over a storage's points: gamma_ij = gammatilde_ij / chi,
+/// gamma^ij = chi gammatilde^ij, K_ij = (Atilde_ij + gammatilde_ij K / 3) / chi, written into the
+/// 9-component buffers gamma, gammaU and Kij of `adm` (same shape as `bssn`).
+void admFromBssn(const runtime::UniformGridStorage &bssn, runtime::UniformGridStorage &adm);
+
 struct ConstraintNorms {
   double l2H = 0, maxH = 0, l2M = 0, maxM = 0; // |M| = sqrt(gamma^ij M_i M_j)
   long points = 0;

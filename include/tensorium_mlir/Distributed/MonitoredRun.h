@@ -6,6 +6,7 @@
 // checkpoints and a radial profile at the end. Every check runs before any output is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/BssnHorizons.h"
+#include "tensorium_mlir/Distributed/WaveExtraction.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
 
@@ -32,6 +33,10 @@ struct MonitoredRunSettings {
   std::string profileFile;
   /// Apparent horizons every horizons.every steps (0: none).
   HorizonMonitorSettings horizons;
+  /// Psi4 modes and ADM integrals on spheres every waves.every steps (0: none), with the Weyl
+  /// module `weylModule` (required then).
+  WaveExtractionSettings waves;
+  const KernelModuleTables *weylModule = nullptr;
 };
 
 /// Reads checkpoint `path` into `e` and returns the tracked points it saved; refuses a checkpoint
