@@ -13,7 +13,7 @@ import sys
 
 BIN = pathlib.Path(sys.argv[1])
 ROOT = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else pathlib.Path(__file__).resolve().parent.parent)
-TOOLS = ("Tensorium_cc", "tensorium-horizons", "Tensorium_abi_probe", "tensorium-two-punctures", "tensorium-solve",
+TOOLS = ("Tensorium_cc", "tensorium-horizons", "tensorium-waves", "Tensorium_abi_probe", "tensorium-two-punctures", "tensorium-solve",
          "tensorium-converge", "tensorium-verify", "tensorium-evolve", "tensorium-trumpet")
 TOOL = re.compile(r"(?<![\w-])(" + "|".join(re.escape(t) for t in TOOLS) + r")(?![\w-])")
 OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
