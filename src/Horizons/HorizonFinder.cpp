@@ -275,6 +275,24 @@ std::string text(const char *format, double a, double b = 0) {
   return buffer;
 }
 
+/// h and its derivatives at every node of `grid`, the surface points there and the geometry at
+/// them; throws std::domain_error where h <= 0.
+void sampleOnNodes(const GeometrySampler &geometry, const StarSurface &surface, const SphereGrid &grid,
+                   std::vector<LocalShape> &shapes, std::vector<Point3> &points, std::vector<SpatialGeometry> &g) {
+  const size_t nodes = static_cast<size_t>(grid.nodeCount());
+  shapes.resize(nodes);
+  points.resize(nodes);
+  for (size_t k = 0; k < nodes; ++k) {
+    const int node = static_cast<int>(k);
+    shapes[k] = shapeOf(grid.synthesize(surface.coefficients, node));
+    if (!(shapes[k].h > 0))
+      throw std::domain_error("the surface passes through its centre");
+    points[k] = surfacePoint(surface.center, grid.theta(node), grid.phi(node), shapes[k].h);
+  }
+  g.resize(nodes);
+  geometry(points, g);
+}
+
 } // namespace
 
 StarSurface StarSurface::sphere(const Point3 &center, double radius, int lmax) {
@@ -296,16 +314,10 @@ double StarSurface::radiusAt(double theta, double phi) const {
 
 std::vector<double> expansionAt(const GeometrySampler &geometry, const StarSurface &surface, const SphereGrid &grid) {
   const int nodes = grid.nodeCount();
-  std::vector<Point3> points(static_cast<size_t>(nodes));
-  std::vector<LocalShape> shapes(static_cast<size_t>(nodes));
-  for (int k = 0; k < nodes; ++k) {
-    shapes[static_cast<size_t>(k)] = shapeOf(grid.synthesize(surface.coefficients, k));
-    if (!(shapes[static_cast<size_t>(k)].h > 0))
-      throw std::domain_error("the surface passes through its centre");
-    points[static_cast<size_t>(k)] = surfacePoint(surface.center, grid.theta(k), grid.phi(k), shapes[static_cast<size_t>(k)].h);
-  }
-  std::vector<SpatialGeometry> g(points.size());
-  geometry(points, g);
+  std::vector<Point3> points;
+  std::vector<LocalShape> shapes;
+  std::vector<SpatialGeometry> g;
+  sampleOnNodes(geometry, surface, grid, shapes, points, g);
   std::vector<double> theta(static_cast<size_t>(nodes));
   for (int k = 0; k < nodes; ++k) {
     NormalData nd;
@@ -324,16 +336,10 @@ SurfaceMeasures measureSurface(const GeometrySampler &geometry, const StarSurfac
   const int nodes = grid.nodeCount();
   SurfaceMeasures m;
   m.meanRadius = meanRadiusOf(surface.coefficients);
-  std::vector<Point3> points(static_cast<size_t>(nodes));
-  std::vector<LocalShape> shapes(static_cast<size_t>(nodes));
-  for (int k = 0; k < nodes; ++k) {
-    shapes[static_cast<size_t>(k)] = shapeOf(grid.synthesize(surface.coefficients, k));
-    if (!(shapes[static_cast<size_t>(k)].h > 0))
-      throw std::domain_error("the surface passes through its centre");
-    points[static_cast<size_t>(k)] = surfacePoint(surface.center, grid.theta(k), grid.phi(k), shapes[static_cast<size_t>(k)].h);
-  }
-  std::vector<SpatialGeometry> g(points.size());
-  geometry(points, g);
+  std::vector<Point3> points;
+  std::vector<LocalShape> shapes;
+  std::vector<SpatialGeometry> g;
+  sampleOnNodes(geometry, surface, grid, shapes, points, g);
   std::vector<double> dA(static_cast<size_t>(nodes));
   std::vector<NormalData> normal(static_cast<size_t>(nodes));
   double sumTheta2 = 0;

@@ -106,10 +106,16 @@ Slice schwarzschildKerrSchild(double M) {
   };
 }
 
-/// max over two spacings of the error at the centre: the errors and the observed order.
-struct Convergence {
-  double coarse, fine, order;
-};
+/// A batch sampler of the slice as a function of one point.
+Slice pointwise(const horizons::MetricSampler &metric) {
+  return [metric](const Point3 &x, Mat &g, Mat &K) {
+    Sym3 gs, ks;
+    metric(std::span<const Point3>(&x, 1), std::span<Sym3>(&gs, 1), std::span<Sym3>(&ks, 1));
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        g[i][j] = gs[static_cast<size_t>(horizons::symIndex(i, j))], K[i][j] = ks[static_cast<size_t>(horizons::symIndex(i, j))];
+  };
+}
 
 } // namespace
 
@@ -163,14 +169,7 @@ namespace {
 /// E_ij and B_ij by nested order-6 differences of gamma_ij and K_ij, with eps written out; then
 /// Psi4 and Psi2 on the same triad definition as the fixture (a second method for the kernel).
 Weyl referenceWeyl(const horizons::MetricSampler &metric, const Point3 &x0) {
-  auto slice = [&](const Point3 &x, Mat &g, Mat &K) {
-    Sym3 gs, ks;
-    metric(std::span<const Point3>(&x, 1), std::span<Sym3>(&gs, 1), std::span<Sym3>(&ks, 1));
-    const int idx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        g[i][j] = gs[static_cast<size_t>(idx[i][j])], K[i][j] = ks[static_cast<size_t>(idx[i][j])];
-  };
+  const Slice slice = pointwise(metric);
   const double e = 2e-3;
   constexpr double w[3] = {3.0 / 4, -3.0 / 20, 1.0 / 60};
   // d_a of a matrix-valued function by order-6 differences.
@@ -301,14 +300,7 @@ TEST(WeylScalars, KerrAgainstExplicitLeviCivita) {
   const horizons::FixtureSlice kerr(std::string(TENSORIUM_HORIZON_MODULE_DIR) + "/libhorizon_kerr_schild.so",
                                     {{"M", 1.0}, {"a", 0.6}});
   const horizons::MetricSampler metric = kerr.sampler();
-  const Slice slice = [&](const Point3 &x, Mat &g, Mat &K) {
-    Sym3 gs, ks;
-    metric(std::span<const Point3>(&x, 1), std::span<Sym3>(&gs, 1), std::span<Sym3>(&ks, 1));
-    const int idx[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        g[i][j] = gs[static_cast<size_t>(idx[i][j])], K[i][j] = ks[static_cast<size_t>(idx[i][j])];
-  };
+  const Slice slice = pointwise(metric);
   const Point3 x = {2.1, 1.3, 1.6};
   const Weyl ref = referenceWeyl(metric, x);
   double err[2];
