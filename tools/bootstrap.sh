@@ -7,7 +7,7 @@ packages=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19 libomp-19-dev
   libclang-rt-19-dev
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3-matplotlib python3-paraview
+  python3-matplotlib python3-paraview python3-sympy
   libpetsc-real-dev libopenmpi-dev openmpi-bin libhdf5-openmpi-dev pkg-config
   libtomlplusplus-dev libxml2-utils
 )
