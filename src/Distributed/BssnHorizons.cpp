@@ -138,6 +138,12 @@ HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSett
                   "rms_expansion,stagnated\n"));
 }
 
+std::vector<std::string> HorizonMonitor::columns() {
+  return {"time", "step", "horizon", "follows", "found", "iterations", "area", "irreducible_mass", "mean_radius",
+          "centroid_x", "centroid_y", "centroid_z", "circumference_xy", "circumference_xz", "circumference_yz", "J_x", "J_y",
+          "J_z", "christodoulou_mass", "chi", "rms_expansion", "stagnated"};
+}
+
 void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> &tracked) {
   if (!enabled())
     return;
@@ -189,6 +195,12 @@ void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> 
       std::snprintf(text, sizeof text, "  [common horizon first found at t = %.4f]", e.time());
       line += text;
     }
+    const double follows01 = g.follows == HorizonGuess::Follows::Tracked ? 1 : g.follows == HorizonGuess::Follows::Centroid ? 2 : 0;
+    rows_.insert(rows_.end(), {e.time(), static_cast<double>(e.stepNumber()), static_cast<double>(q + 1), follows01,
+                               r.found ? 1.0 : 0.0, static_cast<double>(r.iterations), m.area, m.irreducibleMass,
+                               m.meanRadius, m.centroid[0], m.centroid[1], m.centroid[2], m.equatorialCircumference,
+                               m.polarCircumferenceXZ, m.polarCircumferenceYZ, m.spin[0], m.spin[1], m.spin[2],
+                               m.christodoulouMass, m.dimensionlessSpin, m.rmsExpansion, r.stagnated ? 1.0 : 0.0});
     if (table_.writing()) {
       std::snprintf(text, sizeof text,
                     "%.17g,%ld,%zu,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"

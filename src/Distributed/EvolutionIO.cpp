@@ -288,6 +288,44 @@ void SnapshotWriter::write(const DistributedEvolution &e) {
   written_.push_back({e.stepNumber(), e.time()});
 }
 
+void SnapshotWriter::writeTable(const DistributedEvolution &e, const std::string &group, const std::vector<std::string> &columns,
+                                const std::vector<double> &rows) {
+  if (columns.empty() || rows.size() % columns.size() != 0)
+    throw DistributedError("table '" + group + "': " + std::to_string(rows.size()) + " values do not fill rows of " +
+                           std::to_string(columns.size()) + " columns");
+  if (rows.empty())
+    return;
+  if (damaged_)
+    throw DistributedError("the snapshot file " + partialPath() + " was emptied by a failed write");
+  damaged_ = true;
+  const std::string path = "/" + group;
+  {
+    Viewer v(e.grid().comm(), partialPath(), FILE_MODE_APPEND);
+    // Rank 0 holds every value; a block size of one row makes the dataset rows x columns.
+    Vec table;
+    const PetscInt local = e.grid().rank() == 0 ? static_cast<PetscInt>(rows.size()) : 0;
+    checkPetsc(VecCreateMPI(e.grid().comm(), local, PETSC_DETERMINE, &table), "VecCreateMPI");
+    checkPetsc(VecSetBlockSize(table, static_cast<PetscInt>(columns.size())), "VecSetBlockSize");
+    checkPetsc(PetscObjectSetName(reinterpret_cast<PetscObject>(table), "table"), "PetscObjectSetName");
+    if (local > 0) {
+      PetscScalar *a;
+      checkPetsc(VecGetArray(table, &a), "VecGetArray");
+      std::copy(rows.begin(), rows.end(), a);
+      checkPetsc(VecRestoreArray(table, &a), "VecRestoreArray");
+    }
+    checkPetsc(PetscViewerHDF5PushGroup(v, path.c_str()), "PetscViewerHDF5PushGroup");
+    const PetscErrorCode viewed = VecView(table, v);
+    VecDestroy(&table);
+    checkPetsc(viewed, ("writing the table " + path).c_str());
+    std::string names;
+    for (const std::string &c : columns)
+      names += (names.empty() ? "" : ",") + c;
+    writeString(v, path.c_str(), "columns", names);
+    checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
+  }
+  damaged_ = false;
+}
+
 void SnapshotWriter::finish(const DistributedEvolution &e) {
   MPI_Barrier(e.grid().comm());
   int ok = 1;

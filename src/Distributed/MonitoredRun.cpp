@@ -309,8 +309,15 @@ void runMonitoredEvolution(DistributedEvolution &e, ConstraintMonitor &monitor, 
       std::printf(", common horizon first found at t = %.4f", *horizons.commonHorizonTime());
     std::printf("\n");
   }
-  if (snapshots)
+  if (snapshots) {
+    // The horizons and waves of the run beside its snapshots.
+    snapshots->writeTable(e, "horizons", HorizonMonitor::columns(), horizons.rows());
+    if (waves) {
+      snapshots->writeTable(e, "waves", WaveExtractor::modeColumns(), waves->modeRows());
+      snapshots->writeTable(e, "adm_integrals", WaveExtractor::integralColumns(), waves->integralRows());
+    }
     snapshots->finish(e);
+  }
   if (rank == 0 && waves)
     std::printf("wave extraction: %.2f s in all\n", waves->seconds());
   table.finish();

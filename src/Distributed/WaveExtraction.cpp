@@ -199,6 +199,8 @@ void WaveExtractor::observe(DistributedEvolution &e) {
     const std::vector<waves::Mode> modes = waves::projectSpinWeighted(m.quadrature, f, -2, settings_.lmax);
     char text[256];
     for (const waves::Mode &md : modes) {
+      modeRows_.insert(modeRows_.end(), {e.time(), static_cast<double>(e.stepNumber()), R, static_cast<double>(md.l),
+                                         static_cast<double>(md.m), md.value.real(), md.value.imag()});
       if (m.modes.writing()) {
         std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%d,%d,%.17g,%.17g\n", e.time(), e.stepNumber(), R, md.l, md.m,
                       md.value.real(), md.value.imag());
@@ -214,6 +216,7 @@ void WaveExtractor::observe(DistributedEvolution &e) {
     std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e.time(), e.stepNumber(), R, M,
                   P[0], P[1], P[2], J[0], J[1], J[2]);
     m.integrals.append(m.integrals.writing() ? text : "");
+    integralRows_.insert(integralRows_.end(), {e.time(), static_cast<double>(e.stepNumber()), R, M, P[0], P[1], P[2], J[0], J[1], J[2]});
     if (r == 0) {
       std::snprintf(text, sizeof text, "  M_adm %.6f |P| %.2e |J| %.2e", M, std::sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]),
                     std::sqrt(J[0] * J[0] + J[1] * J[1] + J[2] * J[2]));
@@ -225,6 +228,12 @@ void WaveExtractor::observe(DistributedEvolution &e) {
     std::printf("t = %8.4f waves at r = %g:%s\n", e.time(), settings_.radii.front(), summary.c_str());
     std::fflush(stdout);
   }
+}
+
+std::vector<std::string> WaveExtractor::modeColumns() { return {"time", "step", "radius", "l", "m", "psi4_re", "psi4_im"}; }
+
+std::vector<std::string> WaveExtractor::integralColumns() {
+  return {"time", "step", "radius", "M_adm", "P_x", "P_y", "P_z", "J_x", "J_y", "J_z"};
 }
 
 void WaveExtractor::finish() {

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-mpiexec, evolve, source_dir, work = sys.argv[1:5]
+mpiexec, evolve, source_dir, work, h5_compare = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
@@ -39,13 +39,22 @@ def masses_hold(table, mass, tolerance):
 
 
 for ranks in (2, 1):
+    snapshots = ("--h5", "run.h5", "--h5-every", "64") if ranks == 2 else ()
     p = evolve_run(ranks, "--initial-params", "1,0,0,0", "--final-time", "2", "--horizons-every", "8",
-                   "--horizons", f"horizons_{ranks}.csv")
+                   "--horizons", f"horizons_{ranks}.csv", *snapshots)
     check(p.returncode == 0, f"{ranks} rank(s): the run finished ({p.stderr.strip()[-200:]})")
     if p.returncode == 0:
         ok, count, worst = masses_hold(f"horizons_{ranks}.csv", 1.0, 1e-3)
         check(ok and count == 9, f"{ranks} rank(s): {count} searches, every horizon found with |M_irr - 1| <= {worst:.2e}")
         check("horizon searches:" in p.stdout, f"{ranks} rank(s): the cost of the searches is reported")
+# The same table in the run's HDF5 output: /horizons/table, 9 rows of 22 columns.
+if os.path.exists("run.h5") and os.path.exists("horizons_2.csv"):
+    dims = subprocess.run([h5_compare, "run.h5", "/horizons/table"], capture_output=True, text=True).stdout
+    value = subprocess.run([h5_compare, "--value", "run.h5", "/horizons/table", str(22 * 8 + 7)], capture_output=True,
+                           text=True).stdout.strip()
+    last = list(csv.DictReader(open("horizons_2.csv")))[-1]["irreducible_mass"]
+    check("dims 9 22" in dims and value and float(value) == float(last),
+          f"the HDF5 output holds the horizon table ({dims.strip()}; last M_irr {value} = {last})")
 if os.path.exists("horizons_1.csv") and os.path.exists("horizons_2.csv"):
     check(open("horizons_1.csv").read() == open("horizons_2.csv").read(), "the horizon table is the same bitwise on 1 and 2 ranks")
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-mpiexec, evolve, source_dir, work = sys.argv[1:5]
+mpiexec, evolve, source_dir, work, h5_compare = sys.argv[1:6]
 os.makedirs(work, exist_ok=True)
 os.chdir(work)
 env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
@@ -50,7 +50,7 @@ def largest_mode(tag):
 
 
 for ranks, resolution, tag in ((2, 64, "coarse"), (1, 64, "coarse_serial"), (2, 128, "fine")):
-    p = evolve_run(ranks, resolution, 1, tag)
+    p = evolve_run(ranks, resolution, 1, tag, *(("--h5", "coarse.h5") if tag == "coarse" else ()))
     check(p.returncode == 0, f"{tag}: the run finished {p.stderr.strip()[-300:]}")
 ok = all(os.path.exists(f"adm_{t}.csv") for t in ("coarse", "coarse_serial", "fine"))
 if ok:
@@ -62,6 +62,14 @@ if ok:
     check(open("waves_coarse.csv").read() == open("waves_coarse_serial.csv").read()
           and open("adm_coarse.csv").read() == open("adm_coarse_serial.csv").read(),
           "the wave and integral tables are the same bitwise on 1 and 2 ranks")
+# The same tables in the HDF5 output: 2 radii x 77 modes (l = 2..8) and 2 radii of integrals.
+if os.path.exists("coarse.h5"):
+    w = subprocess.run([h5_compare, "coarse.h5", "/waves/table"], capture_output=True, text=True).stdout
+    a = subprocess.run([h5_compare, "coarse.h5", "/adm_integrals/table"], capture_output=True, text=True).stdout
+    m = subprocess.run([h5_compare, "--value", "coarse.h5", "/adm_integrals/table", "3"], capture_output=True, text=True).stdout
+    first = list(csv.DictReader(open("adm_coarse.csv")))[0]["M_adm"]
+    check("dims 154 7" in w and "dims 2 10" in a and m.strip() and float(m) == float(first),
+          f"the HDF5 output holds the wave and integral tables ({w.strip()}; {a.strip()})")
 p = evolve_run(2, 64, 1.1, "twin")
 check(p.returncode == 0 and mass_error("twin", 1.0) > 0.05, "twin (M = 1.1): the mass check rejects it")
 

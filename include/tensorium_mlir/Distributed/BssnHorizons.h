@@ -56,6 +56,10 @@ public:
   std::optional<double> commonHorizonTime() const { return commonTime_; }
   /// Wall seconds spent in searches.
   double seconds() const { return seconds_; }
+  /// Every search so far, one row each (columns()), for the run's HDF5 output; follows is 0 for
+  /// a fixed guess, 1 for a tracked point, 2 for the common horizon.
+  static std::vector<std::string> columns();
+  const std::vector<double> &rows() const { return rows_; }
 
 private:
   HorizonMonitorSettings settings_;
@@ -63,6 +67,7 @@ private:
   std::vector<std::optional<horizons::StarSurface>> previous_;
   std::optional<double> commonTime_;
   double seconds_ = 0;
+  std::vector<double> rows_;
 };
 
 } // namespace tensorium_mlir::distributed

@@ -45,6 +45,11 @@ public:
   SnapshotWriter(const DistributedEvolution &e, std::string path, const std::string &runFile = "");
   /// Appends the current state as /snapshot_<step> (time and step as attributes).
   void write(const DistributedEvolution &e);
+  /// Collective, before finish(): a table of the run (the same on every rank; rank 0's is
+  /// written) as the dataset /<group>/table, rows x columns, with the column names as the
+  /// group's attribute "columns" (comma-separated). Nothing for an empty table.
+  void writeTable(const DistributedEvolution &e, const std::string &group, const std::vector<std::string> &columns,
+                  const std::vector<double> &rows);
   /// Collective: renames the snapshot file to `path` and writes the XDMF index listing every
   /// snapshot. Throws DistributedError if either fails.
   void finish(const DistributedEvolution &e);

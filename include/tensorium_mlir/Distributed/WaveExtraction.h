@@ -39,12 +39,19 @@ public:
   void observe(DistributedEvolution &e);
   void finish();
   double seconds() const { return seconds_; }
+  /// Every extraction so far, for the run's HDF5 output: the modes (time, step, radius, l, m,
+  /// psi4_re, psi4_im) and the integrals (time, step, radius, M_adm, P_x, P_y, P_z, J_x, J_y, J_z).
+  static std::vector<std::string> modeColumns();
+  static std::vector<std::string> integralColumns();
+  const std::vector<double> &modeRows() const { return modeRows_; }
+  const std::vector<double> &integralRows() const { return integralRows_; }
 
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   WaveExtractionSettings settings_;
   double seconds_ = 0;
+  std::vector<double> modeRows_, integralRows_;
 };
 
 } // namespace tensorium_mlir::distributed
