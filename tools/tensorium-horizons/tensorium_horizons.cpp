@@ -5,6 +5,7 @@
 #include "command_line.h"
 #include "module_toolchain.h"
 
+#include "tensorium_mlir/Distributed/SnapshotSlice.h"
 #include "tensorium_mlir/Horizons/FixtureSlice.h"
 #include "tensorium_mlir/Horizons/HorizonFinder.h"
 #include "tensorium_mlir/Horizons/PunctureSlice.h"
@@ -90,7 +91,8 @@ std::string csvText(const std::string &s) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string fixture, csvPath, shapePath;
+  std::string fixture, csvPath, shapePath, snapshot;
+  long snapshotStep = -1;
   std::map<std::string, double> fixtureParameters;
   bool timeSymmetric = false, twoPunctures = false, verbose = false;
   std::vector<Puncture> punctures;
@@ -115,6 +117,10 @@ int main(int argc, char **argv) {
       .flag("--time-symmetric", "the fixture's split does not map Kij because K_ij = 0", [&] { timeSymmetric = true; })
       .option("--brill-lindquist", "M@X,Y,Z", "a Brill-Lindquist puncture of bare mass M (repeatable; K_ij = 0)",
               [&](const std::string &v) { punctures.push_back(parsePuncture(v)); })
+      .option("--snapshot", "FILE.h5", "a snapshot of a tensorium-evolve BSSN run (--h5), read as grid data",
+              [&](const std::string &v) { snapshot = v; })
+      .option("--step", "N", "the snapshot's step (default: the file's last)",
+              [&](const std::string &v) { snapshotStep = parseInteger("--step", v, 0, 1L << 40); })
       .flag("--two-punctures", "Bowen-York data solved here (puncture 1 at (+b, 0, 0), 2 at (-b, 0, 0))",
             [&] { twoPunctures = true; })
       .option("--b", "B", "two punctures: half-separation (default 1)", [&](const std::string &v) { tp.b = parseNumber("--b", v); })
@@ -175,17 +181,21 @@ int main(int argc, char **argv) {
   try {
     if (!cli.parse(argc, argv, std::cout))
       return 0;
-    const int sources = !fixture.empty() + !punctures.empty() + twoPunctures;
+    const int sources = !fixture.empty() + !punctures.empty() + twoPunctures + !snapshot.empty();
     if (criticalMasses) {
       if (sources != 0 || gridPoints != 0)
         throw UsageError("--critical-separation builds its own Brill-Lindquist slices: give no other slice or --grid");
     } else if (sources != 1) {
-      throw UsageError("give exactly one slice: --fixture, --brill-lindquist or --two-punctures");
+      throw UsageError("give exactly one slice: --fixture, --brill-lindquist, --two-punctures or --snapshot");
     }
     if (fixture.empty() && (!fixtureParameters.empty() || timeSymmetric))
       throw UsageError("--param and --time-symmetric belong to --fixture");
     if (!(gridHalfWidth > 0) || !(derivativeStep > 0))
       throw UsageError("--grid-half-width and --derivative-step must be positive");
+    if (snapshotStep >= 0 && snapshot.empty())
+      throw UsageError("--step belongs to --snapshot");
+    if (!snapshot.empty() && gridPoints > 0)
+      throw UsageError("a snapshot is grid data already: --grid does not apply");
     if (twoPunctures && (!(tp.b > 0) || !(tp.m1 > 0) || !(tp.m2 > 0)))
       throw UsageError("--b, --m1 and --m2 must be positive");
   } catch (const UsageError &e) {
@@ -216,7 +226,15 @@ int main(int argc, char **argv) {
   GeometrySampler geometry;
   try {
     MetricSampler metric;
-    if (!fixture.empty()) {
+    if (!snapshot.empty()) {
+      const distributed::SnapshotSlice slice = distributed::readSnapshotSlice(snapshot, snapshotStep);
+      const horizons::UniformGridData &d = *slice.data;
+      std::printf("snapshot step %ld (t = %.6g) of %s: %d x %d x %d points, h = %g, 6-point Lagrange interpolation\n",
+                  slice.step, slice.time, snapshot.c_str(), d.n[0], d.n[1], d.n[2], d.spacing[0]);
+      geometry = interpolatedGeometry(slice.data);
+      if (guesses.empty())
+        guesses.push_back({{0, 0, 0}, 1});
+    } else if (!fixture.empty()) {
       const std::string module = runtime::compileFixtureModule(fixture, scratch.path(), "horizon_slice", moduleToolchain());
       fixtureSlice = std::make_unique<FixtureSlice>(module, fixtureParameters, fixture);
       metric = fixtureSlice->sampler(timeSymmetric);
