@@ -50,19 +50,9 @@ horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) 
           throw horizons::GeometryDomainError(text);
         }
         base[a] = static_cast<int64_t>(std::floor(s));
-        const double t = s - static_cast<double>(base[a]);
-        for (int i = 0; i < nodes; ++i) {
-          double value = 1, derivative = 0;
-          for (int j = 0; j < nodes; ++j) {
-            if (j == i)
-              continue;
-            const double f = (t - (j - below)) / static_cast<double>(i - j);
-            derivative = derivative * f + value / static_cast<double>(i - j);
-            value *= f;
-          }
-          w[a][i] = value;
-          dw[a][i] = derivative / g.spacing[a];
-        }
+        horizons::lagrangeWeights(nodes, s - static_cast<double>(base[a]), w[a], dw[a]);
+        for (int i = 0; i < nodes; ++i)
+          dw[a][i] /= g.spacing[a];
       }
       if (!e.grid().owned().contains(base[0], base[1], base[2]))
         continue;

@@ -136,11 +136,8 @@ void WaveExtractor::observe(DistributedEvolution &e) {
     for (int a = 0; a < 3; ++a) {
       const double s = (m.points[p][static_cast<size_t>(a)] - spec.lower[a]) / spec.spacing[a];
       base[a] = static_cast<int64_t>(std::floor(s));
-      const double t = s - static_cast<double>(base[a]);
-      w[a][0] = -t * (t - 1) * (t - 2) / 6;
-      w[a][1] = (t + 1) * (t - 1) * (t - 2) / 2;
-      w[a][2] = -(t + 1) * t * (t - 2) / 2;
-      w[a][3] = (t + 1) * t * (t - 1) / 6;
+      double unused[4];
+      horizons::lagrangeWeights(4, s - static_cast<double>(base[a]), w[a], unused);
     }
     if (!o.contains(base[0], base[1], base[2]))
       continue;

@@ -15,6 +15,23 @@ std::string pointText(const Point3 &x) {
 
 } // namespace
 
+void lagrangeWeights(int points, double t, double *w, double *dw) {
+  const int below = points / 2 - 1;
+  for (int i = 0; i < points; ++i) {
+    double value = 1, derivative = 0;
+    for (int j = 0; j < points; ++j) {
+      if (j == i)
+        continue;
+      // Product rule over the factors (t - x_j) / (x_i - x_j).
+      const double denom = static_cast<double>(i - j), f = (t - (j - below)) / denom;
+      derivative = derivative * f + value / denom;
+      value *= f;
+    }
+    w[i] = value;
+    dw[i] = derivative;
+  }
+}
+
 GeometrySampler differentiatedGeometry(MetricSampler metric, double step) {
   if (!(step > 0) || !std::isfinite(step))
     throw std::invalid_argument("differentiated geometry: the step must be positive and finite");
@@ -159,20 +176,9 @@ GeometrySampler interpolatedGeometry(std::shared_ptr<const UniformGridData> data
         if (first[a] < 0 || first[a] + points > d.n[static_cast<size_t>(a)])
           throw GeometryDomainError("the point " + pointText(xs[p]) + " is too close to the edge of the grid data for " +
                                     std::to_string(points) + "-point interpolation");
-        for (int i = 0; i < points; ++i) {
-          const double xi = first[a] + i;
-          double value = 1, derivative = 0;
-          for (int j = 0; j < points; ++j) {
-            if (j == i)
-              continue;
-            const double xj = first[a] + j, denom = xi - xj;
-            // Product rule: derivative of prod (s - xj) / (xi - xj).
-            derivative = derivative * (s - xj) / denom + value / denom;
-            value *= (s - xj) / denom;
-          }
-          w[a][i] = value;
-          dw[a][i] = derivative / d.spacing[static_cast<size_t>(a)];
-        }
+        lagrangeWeights(points, s - cell, w[a], dw[a]);
+        for (int i = 0; i < points; ++i)
+          dw[a][i] /= d.spacing[static_cast<size_t>(a)];
       }
       SpatialGeometry &g = out[p];
       g = {};

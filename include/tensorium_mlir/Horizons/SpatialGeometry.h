@@ -67,6 +67,11 @@ struct UniformGridData {
   void validate() const;
 };
 
+/// Weights w[i] of the Lagrange polynomials through `points` nodes at 1 - points / 2 + i
+/// (i = 0 .. points - 1) at the position t (0 <= t < 1 between the nodes points/2 - 1 and points/2),
+/// and their derivatives dw[i] with respect to t: interpolation with derivatives on a uniform grid.
+void lagrangeWeights(int points, double t, double *w, double *dw);
+
 /// gamma_ij and K_ij of `metric` at the points of an n^3 grid over [lo, hi]^3 (for finding
 /// horizons in grid data of a known slice: the resolution study of a finder on interpolated data).
 std::shared_ptr<UniformGridData> sampleOnGrid(const MetricSampler &metric, int n, double lo, double hi);
