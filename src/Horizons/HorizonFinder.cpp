@@ -1,5 +1,6 @@
 #include "tensorium_mlir/Horizons/HorizonFinder.h"
 #include "tensorium_mlir/Horizons/SphericalHarmonics.h"
+#include "tensorium_mlir/Physics/AdmToBssn.h"
 
 #include <Eigen/Dense>
 
@@ -50,15 +51,19 @@ Matrix3 full(const Sym3 &s) {
   return m;
 }
 
+/// gamma^ij by the physics library's cofactor inverse; false unless gamma_ij is positive definite
+/// enough to have a positive, finite determinant.
 bool invert(const Matrix3 &a, Matrix3 &inv) {
-  const double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1], c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2],
-               c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  const double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+  physics::Matrix3 flat, flatInverse;
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < 3; ++j)
+      flat[3 * i + j] = a[i][j];
+  const double det = physics::invert3x3(flat, flatInverse);
   if (!(det > 0) || !std::isfinite(det))
     return false;
-  inv[0] = {c00 / det, (a[0][2] * a[2][1] - a[0][1] * a[2][2]) / det, (a[0][1] * a[1][2] - a[0][2] * a[1][1]) / det};
-  inv[1] = {c01 / det, (a[0][0] * a[2][2] - a[0][2] * a[2][0]) / det, (a[0][2] * a[1][0] - a[0][0] * a[1][2]) / det};
-  inv[2] = {c02 / det, (a[0][1] * a[2][0] - a[0][0] * a[2][1]) / det, (a[0][0] * a[1][1] - a[0][1] * a[1][0]) / det};
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < 3; ++j)
+      inv[i][j] = flatInverse[3 * i + j];
   return true;
 }
 
