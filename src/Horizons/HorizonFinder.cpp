@@ -580,7 +580,8 @@ HorizonResult findHorizon(const GeometrySampler &geometry, const StarSurface &gu
   return result;
 }
 
-CommonHorizonSearch commonHorizonSeparation(double m1, double m2, const HorizonOptions &options, double tolerance) {
+CommonHorizonSearch commonHorizonSeparation(double m1, double m2, const HorizonOptions &options, double tolerance,
+                                            const std::function<GeometrySampler(std::vector<Puncture>)> &slice) {
   if (!(m1 > 0) || !(m2 > 0) || !std::isfinite(m1) || !std::isfinite(m2))
     throw std::invalid_argument("common horizon search: masses must be positive and finite");
   if (!(tolerance > 0) || !(tolerance < 0.1))
@@ -589,7 +590,7 @@ CommonHorizonSearch commonHorizonSeparation(double m1, double m2, const HorizonO
   CommonHorizonSearch search;
   auto attempt = [&](double d, const StarSurface &guess) {
     ++search.finderCalls;
-    const GeometrySampler g = brillLindquistGeometry({{m1, {0, 0, d * m2}}, {m2, {0, 0, -d * m1}}});
+    const GeometrySampler g = slice({{m1, {0, 0, d * m2}}, {m2, {0, 0, -d * m1}}});
     return findHorizon(g, guess, options);
   };
   StarSurface last = StarSurface::sphere({0, 0, 0}, M / 2, options.lmax);

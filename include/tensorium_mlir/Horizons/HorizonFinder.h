@@ -87,6 +87,10 @@ struct CommonHorizonSearch {
   SurfaceMeasures lastMeasures;
   int finderCalls = 0;
 };
-CommonHorizonSearch commonHorizonSeparation(double m1, double m2, const HorizonOptions &options, double tolerance = 1e-3);
+/// `slice` builds the data of the two punctures (Brill-Lindquist by default; another builder
+/// serves checks of the search itself).
+CommonHorizonSearch commonHorizonSeparation(double m1, double m2, const HorizonOptions &options, double tolerance = 1e-3,
+                                            const std::function<GeometrySampler(std::vector<Puncture>)> &slice =
+                                                brillLindquistGeometry);
 
 } // namespace tensorium_mlir::horizons

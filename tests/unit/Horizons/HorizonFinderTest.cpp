@@ -283,6 +283,15 @@ TEST(HorizonFinder, BrillLindquistCommonHorizonCriticalSeparation) {
   EXPECT_GE(2 * s.lastFound, 1.50);
   EXPECT_LE(2 * s.firstMissing, 1.58);
   EXPECT_LE(s.firstMissing - s.lastFound, 1e-3);
+  // The broken twin: psi = 1 + sum m / r (the coefficient 1 for 1/2), which the same check rejects.
+  const auto wrongCoefficient = [](std::vector<Puncture> punctures) {
+    for (Puncture &p : punctures)
+      p.mass *= 2; // m / (2 r) with twice the mass is m / r
+    return brillLindquistGeometry(punctures);
+  };
+  const CommonHorizonSearch twin = commonHorizonSeparation(0.5, 0.5, options, 1e-3, wrongCoefficient);
+  std::printf("twin (psi = 1 + m/r): common horizon up to d = %.4f m\n", 2 * twin.lastFound);
+  EXPECT_FALSE(2 * twin.lastFound >= 1.50 && 2 * twin.firstMissing <= 1.58);
 }
 
 TEST(HorizonGeometry, GridInterpolationMatchesTheClosedForm) {
