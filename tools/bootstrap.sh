@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-matplotlib python3-paraview python3-sympy
   libpetsc-real-dev libopenmpi-dev openmpi-bin libhdf5-openmpi-dev pkg-config
-  libtomlplusplus-dev libxml2-utils
+  libtomlplusplus-dev libxml2-utils libp4est-dev
 )
 
 missing=()

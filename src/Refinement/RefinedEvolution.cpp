@@ -1,0 +1,480 @@
+#include "tensorium_mlir/Refinement/RefinedEvolution.h"
+#include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
+#include "tensorium_mlir/Runtime/MemoryBudget.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace tensorium_mlir::refinement {
+
+namespace {
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct Stopwatch {
+  double &sink;
+  double start = seconds();
+  ~Stopwatch() { sink += seconds() - start; }
+};
+
+} // namespace
+
+RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &module, Options options)
+    : comm_(comm), options_(std::move(options)), module_(module) {
+  const runtime::GeneratedHostTables &t = module.tables;
+  runtime::GeneratedHostStorage probe(t, {1, 1, 1});
+  const runtime::KernelBinding &rhs = probe.binding(options_.rhsKernel);
+  if (rhs.kind.rfind(abi::kKindRhs, 0) != 0 || rhs.kind.find("grid") == std::string::npos)
+    throw RefinementError("kernel '" + options_.rhsKernel + "' is a " + rhs.kind + " kernel, not an rhs grid kernel");
+  if (rhs.stencilRadius < 0)
+    throw RefinementError("kernel '" + options_.rhsKernel + "' declares no stencil radius");
+  radius_ = rhs.stencilRadius;
+  if (options_.params.size() != rhs.paramCount)
+    throw RefinementError("kernel '" + options_.rhsKernel + "' takes " + std::to_string(rhs.paramCount) +
+                          " parameters, got " + std::to_string(options_.params.size()));
+  if (options_.ghostWidth == 0)
+    options_.ghostWidth = std::max(radius_, options_.forest.periodic ? 1 : 2);
+  if (options_.ghostWidth < radius_)
+    throw RefinementError("ghost width " + std::to_string(options_.ghostWidth) + " is smaller than the stencil radius " +
+                          std::to_string(radius_) + " of '" + options_.rhsKernel + "'");
+  validate(options_.forest, options_.regions, options_.ghostWidth, options_.interpolationPoints);
+
+  std::vector<size_t> bound(rhs.buffers.begin(), rhs.buffers.end());
+  for (auto &[derivative, state] : probe.eulerUpdatePairsFromDerivativePrefix()) {
+    auto binds = [&](const std::string &name) {
+      return std::any_of(bound.begin(), bound.end(), [&](size_t id) { return probe.buffers()[id].name == name; });
+    };
+    if (!binds(derivative) || !binds(state))
+      continue;
+    EvolvedField f{state, derivative, probe.bufferInfo(state).componentCount, dof_};
+    dof_ += static_cast<int>(f.components);
+    fields_.push_back(f);
+  }
+  if (fields_.empty())
+    throw RefinementError("kernel '" + options_.rhsKernel + "' writes no dX for a field X it reads");
+  farValues_.assign(static_cast<size_t>(dof_), 0.0);
+  speeds_.assign(static_cast<size_t>(dof_), 1.0);
+  for (auto &[name, values] : options_.radiative.farValues) {
+    const EvolvedField &f = field(name);
+    if (values.size() != f.components)
+      throw RefinementError("far-field value of '" + name + "' needs " + std::to_string(f.components) + " components");
+    std::copy(values.begin(), values.end(), farValues_.begin() + f.offset);
+  }
+  for (auto &[name, speed] : options_.radiative.speeds) {
+    const EvolvedField &f = field(name);
+    if (!(speed > 0) || !std::isfinite(speed))
+      throw RefinementError("radiative speed of '" + name + "' must be positive");
+    std::fill_n(speeds_.begin() + f.offset, f.components, speed);
+  }
+
+  forest_ = std::make_unique<BlockForest>(comm_, options_.forest, options_.regions);
+  // Memory before any block exists: every buffer of the module per ghosted point, and the RK4
+  // start and accumulator per interior point, for the local leaves; checked per node.
+  size_t storageComponents = 0;
+  for (const runtime::StorageBuffer &b : probe.buffers())
+    storageComponents += b.componentCount;
+  const double n = options_.forest.blockPoints, e = n + 2.0 * options_.ghostWidth;
+  memoryEstimate_ = 8.0 * static_cast<double>(forest_->localCount()) *
+                    (static_cast<double>(storageComponents) * e * e * e + 3.0 * dof_ * n * n * n);
+  double nodeEstimate = 0;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Allreduce(&memoryEstimate_, &nodeEstimate, 1, MPI_DOUBLE, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  int shortHere = nodeEstimate > runtime::availableMemoryBytes() ? 1 : 0, shortAnywhere = 0;
+  MPI_Allreduce(&shortHere, &shortAnywhere, 1, MPI_INT, MPI_MAX, comm_);
+  if (shortAnywhere) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "the refined grid (%lld blocks of %d^3 points) needs about %.1f GiB on a node that has %.1f GiB "
+                  "available: fewer levels, smaller regions or more nodes",
+                  static_cast<long long>(forest_->globalCount()), options_.forest.blockPoints,
+                  nodeEstimate / (1 << 30), runtime::availableMemoryBytes() / (1 << 30));
+    throw RefinementError(text);
+  }
+  buildBlocks(nullptr);
+}
+
+RefinedEvolution::~RefinedEvolution() = default;
+
+const EvolvedField &RefinedEvolution::field(const std::string &name) const {
+  for (const EvolvedField &f : fields_)
+    if (f.name == name)
+      return f;
+  throw RefinementError("no evolved field '" + name + "' in kernel '" + options_.rhsKernel + "'");
+}
+
+void RefinedEvolution::buildBlocks(const std::vector<double> *payload) {
+  const ForestSpec &s = options_.forest;
+  const int n = s.blockPoints, g = options_.ghostWidth;
+  const size_t interior = static_cast<size_t>(n) * n * n;
+  blocks_.clear();
+  blocks_.resize(forest_->localCount());
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    Block &k = blocks_[b];
+    k.leaf = forest_->leaves()[b];
+    k.n = n;
+    k.ghost = g;
+    k.spacing = s.spacing(k.leaf.level);
+    for (int a = 0; a < 3; ++a) {
+      k.lower[a] = s.lower[a] + (static_cast<double>(k.leaf.first[a]) + 0.5) * k.spacing;
+      if (!s.periodic && (k.leaf.first[a] == 0 || k.leaf.first[a] + n == s.pointsAt(k.leaf.level, a)))
+        k.outerFace = true;
+    }
+    k.storage = std::make_unique<runtime::GeneratedHostStorage>(module_.tables,
+                                                                runtime::GridShape{k.extent(), k.extent(), k.extent()});
+    if (payload) {
+      const double *p = payload->data() + b * interior * static_cast<size_t>(dof_);
+      for (const EvolvedField &f : fields_) {
+        std::span<double> x = k.storage->buffer(f.name);
+        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+        for (unsigned c = 0; c < f.components; ++c, p += interior)
+          for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+              std::copy_n(p + (static_cast<size_t>(i) * n + static_cast<size_t>(j)) * n, n,
+                          x.data() + c * points + k.index(i, j, 0));
+      }
+    }
+  }
+  start_.assign(blocks_.size(), std::vector<double>(interior * static_cast<size_t>(dof_)));
+  accumulated_.assign(blocks_.size(), std::vector<double>(interior * static_cast<size_t>(dof_)));
+  planFill();
+}
+
+void RefinedEvolution::planFill() {
+  const ForestSpec &s = options_.forest;
+  const int n = s.blockPoints, g = options_.ghostWidth;
+  plan_ = std::make_unique<GhostFillPlan>(s, forest_->leaves(), forest_->localCount(), g, options_.interpolationPoints);
+  size_t bufferValues = 0;
+  for (size_t c = 0; c < plan_->coarseBufferCount(); ++c)
+    bufferValues += static_cast<size_t>(dof_) * static_cast<size_t>(std::pow(plan_->coarseBufferSide(c), 3));
+  coarseValues_.assign(bufferValues, 0.0);
+  const int64_t e = n + 2 * g;
+  layers_.clear();
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    const Block &k = blocks_[b];
+    const int level = k.leaf.level;
+    // Outer layers: interior points within the ghost width of a non-periodic face.
+    if (!k.outerFace)
+      continue;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int kk = 0; kk < n; ++kk) {
+          const int m[3] = {i, j, kk};
+          LayerPoint r;
+          bool layer = false;
+          const std::array<double, 3> x = k.coordinate(i, j, kk);
+          const double radius = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+          for (int a = 0; a < 3; ++a) {
+            const int64_t I = k.leaf.first[a] + m[a], total = s.pointsAt(level, a);
+            layer = layer || I < g || I >= total - g;
+            r.direction[a] = static_cast<int8_t>(I == 0 ? 1 : I == total - 1 ? -1 : 0);
+            r.slope[a] = x[a] / (radius * 2 * k.spacing);
+          }
+          if (!layer)
+            continue;
+          r.block = static_cast<uint32_t>(b);
+          r.index = k.index(i, j, kk);
+          r.inverseRadius = 1 / radius;
+          r.stride[0] = static_cast<int32_t>(e * e);
+          r.stride[1] = static_cast<int32_t>(e);
+          r.stride[2] = 1;
+          layers_.push_back(r);
+        }
+  }
+}
+
+void RefinedEvolution::initialize(const BlockHook &fill) {
+  for (Block &b : blocks_)
+    fill(*b.storage, b);
+  time_ = 0;
+  step_ = 0;
+}
+
+void RefinedEvolution::fillGhosts() {
+  const int n = options_.forest.blockPoints;
+  const size_t interior = static_cast<size_t>(n) * n * n, perLeaf = interior * static_cast<size_t>(dof_);
+  const std::vector<Leaf> &leaves = forest_->leaves();
+  const size_t ghostLeaves = leaves.size() - forest_->localCount();
+  {
+    Stopwatch w{timers_.exchange};
+    if (forest_->size() > 1) {
+      // Mirrors: the interiors of local leaves that other ranks see, packed leaf by leaf.
+      const std::vector<size_t> mirrors = forest_->mirrorLeaves();
+      mirrorValues_.resize(mirrors.size() * perLeaf);
+      std::vector<const double *> pointers;
+      for (size_t m = 0; m < mirrors.size(); ++m) {
+        const Block &k = blocks_[mirrors[m]];
+        double *out = mirrorValues_.data() + m * perLeaf;
+        pointers.push_back(out);
+        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+        for (const EvolvedField &f : fields_) {
+          const double *x = std::as_const(*k.storage).buffer(f.name).data();
+          for (unsigned c = 0; c < f.components; ++c)
+            for (int i = 0; i < n; ++i)
+              for (int j = 0; j < n; ++j, out += n)
+                std::copy_n(x + c * points + k.index(i, j, 0), n, out);
+        }
+      }
+      forest_->exchange(pointers, perLeaf, ghostValues_);
+    } else {
+      ghostValues_.clear();
+    }
+  }
+  Stopwatch w{timers_.fill};
+  // Base pointers per component: leaves at their interior point (0, 0, 0), then the coarse
+  // buffers; targets: the coarse buffers (phase 1), the blocks' storage (phase 2).
+  const size_t dof = static_cast<size_t>(dof_), buffers = plan_->coarseBufferCount();
+  std::vector<const double *> source((leaves.size() + buffers) * dof);
+  std::vector<double *> blockTarget(blocks_.size() * dof), bufferTarget(buffers * dof);
+  for (size_t b = 0; b < blocks_.size(); ++b) {
+    const Block &k = blocks_[b];
+    const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+    for (const EvolvedField &f : fields_) {
+      double *x = k.storage->buffer(f.name).data();
+      for (unsigned c = 0; c < f.components; ++c) {
+        blockTarget[b * dof + f.offset + c] = x + c * points;
+        source[b * dof + f.offset + c] = x + c * points + k.index(0, 0, 0);
+      }
+    }
+  }
+  for (size_t l = 0; l < ghostLeaves; ++l)
+    for (size_t d = 0; d < dof; ++d)
+      source[(forest_->localCount() + l) * dof + d] = ghostValues_.data() + (l * dof + d) * interior;
+  double *buffer = coarseValues_.data();
+  for (size_t c = 0; c < buffers; ++c) {
+    const size_t points = static_cast<size_t>(std::pow(plan_->coarseBufferSide(c), 3));
+    for (size_t d = 0; d < dof; ++d, buffer += points) {
+      bufferTarget[c * dof + d] = buffer;
+      source[(leaves.size() + c) * dof + d] = buffer;
+    }
+  }
+  executeFill(plan_->coarsePhase(), bufferTarget, source, dof);
+  executeFill(plan_->blockPhase(), blockTarget, source, dof);
+}
+
+void RefinedEvolution::applyRadiative() {
+  if (layers_.empty())
+    return;
+  Stopwatch w{timers_.radiative};
+  for (const EvolvedField &f : fields_)
+    for (unsigned c = 0; c < f.components; ++c) {
+      const size_t d = static_cast<size_t>(f.offset) + c;
+      const double far = farValues_[d], speed = speeds_[d];
+      for (const LayerPoint &r : layers_) {
+        Block &k = blocks_[r.block];
+        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+        const double *u = k.storage->buffer(f.name).data() + c * points + r.index;
+        double radial = 0;
+        for (int a = 0; a < 3; ++a) {
+          const int64_t s1 = r.stride[a];
+          const int dir = r.direction[a];
+          radial += r.slope[a] * (dir == 0 ? u[s1] - u[-s1] : dir * (-3 * u[0] + 4 * u[dir * s1] - u[2 * dir * s1]));
+        }
+        k.storage->buffer(f.rhs)[c * points + r.index] = -speed * (radial + (u[0] - far) * r.inverseRadius);
+      }
+    }
+}
+
+void RefinedEvolution::evaluateRhs(double) {
+  fillGhosts();
+  {
+    Stopwatch w{timers_.kernel};
+    const long count = static_cast<long>(blocks_.size());
+    std::string failure;
+#pragma omp parallel for schedule(dynamic)
+    for (long b = 0; b < count; ++b) {
+      Block &k = blocks_[static_cast<size_t>(b)];
+      try {
+        k.storage->invoke(module_.adapters, options_.rhsKernel, options_.params, {k.spacing, k.spacing, k.spacing});
+      } catch (const std::exception &e) {
+#pragma omp critical
+        failure = e.what();
+      }
+    }
+    if (!failure.empty())
+      throw RefinementError(failure);
+  }
+  applyRadiative();
+  ++timers_.rhsEvaluations;
+}
+
+void RefinedEvolution::advance(long steps, double dt) {
+  if (!(dt > 0) || !std::isfinite(dt))
+    throw RefinementError("time step must be positive and finite");
+  const int n = options_.forest.blockPoints;
+  const size_t interior = static_cast<size_t>(n) * n * n;
+  // Classical RK4: k_s at u_s = u_0 + a_s dt k_{s-1}; u_1 = u_0 + dt sum b_s k_s.
+  const double a[4] = {0, 0.5, 0.5, 1}, weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  for (long s = 0; s < steps; ++s) {
+    for (int stage = 0; stage < 4; ++stage) {
+      if (stage == 0) {
+        Stopwatch w{timers_.update};
+        const long count = static_cast<long>(blocks_.size());
+#pragma omp parallel for schedule(static)
+        for (long b = 0; b < count; ++b) {
+          Block &k = blocks_[static_cast<size_t>(b)];
+          const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+          double *u0 = start_[static_cast<size_t>(b)].data();
+          for (const EvolvedField &f : fields_) {
+            const double *x = k.storage->buffer(f.name).data();
+            for (unsigned c = 0; c < f.components; ++c)
+              for (int i = 0; i < n; ++i)
+                for (int j = 0; j < n; ++j, u0 += n)
+                  std::copy_n(x + c * points + k.index(i, j, 0), n, u0);
+          }
+        }
+      }
+      evaluateRhs(time_ + a[stage] * dt);
+      Stopwatch w{timers_.update};
+      const long count = static_cast<long>(blocks_.size());
+#pragma omp parallel for schedule(static)
+      for (long b = 0; b < count; ++b) {
+        Block &k = blocks_[static_cast<size_t>(b)];
+        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+        const double *u0 = start_[static_cast<size_t>(b)].data();
+        double *acc = accumulated_[static_cast<size_t>(b)].data();
+        for (const EvolvedField &f : fields_) {
+          double *x = k.storage->buffer(f.name).data();
+          const double *dx = k.storage->buffer(f.rhs).data();
+          for (unsigned c = 0; c < f.components; ++c)
+            for (int i = 0; i < n; ++i)
+              for (int j = 0; j < n; ++j, u0 += n, acc += n) {
+                const size_t row = c * points + k.index(i, j, 0);
+                for (int z = 0; z < n; ++z) {
+                  const double rate = dx[row + z];
+                  acc[z] = stage == 0 ? weight[0] * rate : acc[z] + weight[stage] * rate;
+                  x[row + z] = stage < 3 ? u0[z] + a[stage + 1] * dt * rate : u0[z] + dt * acc[z];
+                }
+              }
+        }
+      }
+    }
+    time_ += dt;
+    ++step_;
+    ++timers_.steps;
+    checkFinite();
+  }
+  (void)interior;
+}
+
+void RefinedEvolution::checkFinite() const {
+  // The first non-finite value in global leaf order: the lowest rank that has one describes it.
+  std::string found;
+  for (const Block &k : blocks_) {
+    const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+    for (const EvolvedField &f : fields_) {
+      const double *x = std::as_const(*k.storage).buffer(f.name).data();
+      for (unsigned c = 0; c < f.components && found.empty(); ++c)
+        for (int i = 0; i < k.n && found.empty(); ++i)
+          for (int j = 0; j < k.n && found.empty(); ++j)
+            for (int z = 0; z < k.n; ++z)
+              if (!std::isfinite(x[c * points + k.index(i, j, z)])) {
+                const std::array<double, 3> p = k.coordinate(i, j, z);
+                char text[256];
+                std::snprintf(text, sizeof text, "field %s (component %u) at (%.6g, %.6g, %.6g) on level %d", f.name.c_str(),
+                              c, p[0], p[1], p[2], k.leaf.level);
+                found = text;
+                break;
+              }
+      if (!found.empty())
+        break;
+    }
+    if (!found.empty())
+      break;
+  }
+  int rank = forest_->rank(), mine = found.empty() ? forest_->size() : rank, first = 0;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
+  if (first == forest_->size())
+    return;
+  MPI_Bcast(&first, 1, MPI_INT, 0, comm_);
+  int length = static_cast<int>(found.size());
+  MPI_Bcast(&length, 1, MPI_INT, first, comm_);
+  found.resize(static_cast<size_t>(length));
+  MPI_Bcast(found.data(), length, MPI_CHAR, first, comm_);
+  char text[512];
+  std::snprintf(text, sizeof text, "the state turned non-finite at t = %.6g (step %ld): %s", time_, step_, found.c_str());
+  throw RefinementError(text);
+}
+
+std::vector<double> RefinedEvolution::packState() const {
+  const int n = options_.forest.blockPoints;
+  std::vector<double> out;
+  out.reserve(blocks_.size() * static_cast<size_t>(dof_) * n * n * n);
+  for (const Block &k : blocks_) {
+    const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+    for (const EvolvedField &f : fields_) {
+      const double *x = std::as_const(*k.storage).buffer(f.name).data();
+      for (unsigned c = 0; c < f.components; ++c)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            const double *row = x + c * points + k.index(i, j, 0);
+            out.insert(out.end(), row, row + n);
+          }
+    }
+  }
+  return out;
+}
+
+bool RefinedEvolution::regrid(std::vector<RefinementRegion> regions) {
+  validate(options_.forest, regions, options_.ghostWidth, options_.interpolationPoints);
+  Stopwatch w{timers_.regrid};
+  std::vector<double> payload = packState();
+  const bool changed = forest_->adapt(regions, payload, dof_, options_.interpolationPoints);
+  options_.regions = std::move(regions);
+  ++timers_.regrids;
+  if (changed)
+    buildBlocks(&payload);
+  return changed;
+}
+
+std::vector<double> RefinedEvolution::gatherOnRoot() const {
+  const std::vector<double> mine = packState();
+  const int size = forest_->size();
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(size)), displacements(static_cast<size_t>(size));
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+  std::vector<double> all;
+  if (forest_->rank() == 0) {
+    int total = 0;
+    for (int r = 0; r < size; ++r)
+      displacements[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
+    all.resize(static_cast<size_t>(total));
+  }
+  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(), MPI_DOUBLE, 0, comm_);
+  return all;
+}
+
+std::vector<Leaf> RefinedEvolution::gatherLeavesOnRoot() const {
+  std::vector<int64_t> mine;
+  for (const Block &k : blocks_)
+    mine.insert(mine.end(), {k.leaf.level, k.leaf.first[0], k.leaf.first[1], k.leaf.first[2]});
+  const int size = forest_->size();
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(size)), displacements(static_cast<size_t>(size));
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+  std::vector<int64_t> all;
+  if (forest_->rank() == 0) {
+    int total = 0;
+    for (int r = 0; r < size; ++r)
+      displacements[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
+    all.resize(static_cast<size_t>(total));
+  }
+  MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displacements.data(), MPI_INT64_T, 0, comm_);
+  std::vector<Leaf> out;
+  for (size_t i = 0; i + 3 < all.size(); i += 4) {
+    Leaf l;
+    l.level = static_cast<int>(all[i]);
+    l.first = {all[i + 1], all[i + 2], all[i + 3]};
+    l.blockPoints = options_.forest.blockPoints;
+    out.push_back(l);
+  }
+  return out;
+}
+
+} // namespace tensorium_mlir::refinement
