@@ -55,16 +55,25 @@ void checkBssnFields(const DistributedEvolution &e) {
     e.field(name);
 }
 
-void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
-                          const DistributedGrid &g) {
+StorageLattice ghostedLattice(const DistributedGrid &g) {
   const Box &b = g.ghosted();
+  StorageLattice l;
+  l.extent = b.extent;
+  l.offset = b.begin;
+  l.origin = g.spec().lower;
+  l.spacing = g.spec().spacing;
+  return l;
+}
+
+void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
+                          const StorageLattice &b) {
   const size_t n = static_cast<size_t>(b.points());
   std::vector<double> x(n), y(n), z(n);
-  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
-    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
-      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
-        const size_t p = g.storageIndex(i, j, k);
-        const auto c = g.coordinate(i, j, k);
+  for (int64_t i = 0; i < b.extent[0]; ++i)
+    for (int64_t j = 0; j < b.extent[1]; ++j)
+      for (int64_t k = 0; k < b.extent[2]; ++k) {
+        const size_t p = b.index(i, j, k);
+        const auto c = b.coordinate(i, j, k);
         x[p] = c[0], y[p] = c[1], z[p] = c[2];
       }
   std::vector<double> gt6(6 * n), At6(6 * n);
@@ -82,14 +91,13 @@ void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime:
 }
 
 void writeExactData(const KernelModuleTables &initial, const std::vector<double> &params, int order,
-                    runtime::UniformGridStorage &s, const DistributedGrid &g) {
+                    runtime::UniformGridStorage &s, const StorageLattice &b) {
   if (order < 0 || !support::isFiniteDifferenceOrder(static_cast<unsigned>(order)))
     throw DistributedError("exact-slice data: no centred first derivative of order " + std::to_string(order) +
                            " (2, 4, 6 or 8)");
   // d/dx = sum_q w_q (u[q] - u[-q]) / h over q = 1..radius, from the centred table's upper half.
   const std::vector<double> &centred = support::firstDerivativeWeights(static_cast<unsigned>(order));
   const std::vector<double> weights(centred.begin() + static_cast<long>(centred.size() / 2) + 1, centred.end());
-  const Box &b = g.ghosted();
   runtime::GeneratedHostStorage init(initial.tables, {b.extent[0], b.extent[1], b.extent[2]});
   const std::string symbol = "tensorium_init_slice_grid_affine";
   if (std::none_of(init.kernels().begin(), init.kernels().end(),
@@ -105,14 +113,14 @@ void writeExactData(const KernelModuleTables &initial, const std::vector<double>
     throw DistributedError("the initial-data kernel takes " + std::to_string(init.binding(symbol).paramCount) +
                            " parameters, got " + std::to_string(params.size()));
   const size_t n = static_cast<size_t>(b.points());
-  for (int64_t i = b.begin[0]; i < b.begin[0] + b.extent[0]; ++i)
-    for (int64_t j = b.begin[1]; j < b.begin[1] + b.extent[1]; ++j)
-      for (int64_t k = b.begin[2]; k < b.begin[2] + b.extent[2]; ++k) {
-        const auto c = g.coordinate(i, j, k);
-        const size_t p = g.storageIndex(i, j, k);
+  for (int64_t i = 0; i < b.extent[0]; ++i)
+    for (int64_t j = 0; j < b.extent[1]; ++j)
+      for (int64_t k = 0; k < b.extent[2]; ++k) {
+        const auto c = b.coordinate(i, j, k);
+        const size_t p = b.index(i, j, k);
         init.buffer("x")[p] = c[0], init.buffer("y")[p] = c[1], init.buffer("z")[p] = c[2];
       }
-  const auto &h = g.spec().spacing;
+  const auto &h = b.spacing;
   init.invoke(initial.adapters, symbol, params, {h[0], h[1], h[2]});
   const char *reader = "the evolution's initial data";
   std::span<const double> gamma = init.kernelOutput("gamma", reader), alpha = init.kernelOutput("alpha", reader),
@@ -138,10 +146,10 @@ void writeExactData(const KernelModuleTables &initial, const std::vector<double>
   // outermost layers are refilled by the engine's boundary treatment).
   const int64_t radius = static_cast<int64_t>(weights.size());
   const int64_t stride[3] = {b.extent[1] * b.extent[2], b.extent[2], 1};
-  for (int64_t i = b.begin[0] + radius; i < b.begin[0] + b.extent[0] - radius; ++i)
-    for (int64_t j = b.begin[1] + radius; j < b.begin[1] + b.extent[1] - radius; ++j)
-      for (int64_t k = b.begin[2] + radius; k < b.begin[2] + b.extent[2] - radius; ++k) {
-        const size_t p = g.storageIndex(i, j, k);
+  for (int64_t i = radius; i < b.extent[0] - radius; ++i)
+    for (int64_t j = radius; j < b.extent[1] - radius; ++j)
+      for (int64_t k = radius; k < b.extent[2] - radius; ++k) {
+        const size_t p = b.index(i, j, k);
         for (size_t a = 0; a < 3; ++a) {
           double sum = 0;
           for (size_t d = 0; d < 3; ++d) {

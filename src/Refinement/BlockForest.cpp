@@ -53,8 +53,9 @@ LagrangeWindow lagrangeWindow(double u, int n, int points) {
 void validate(const ForestSpec &spec, std::span<const RefinementRegion> regions, int ghostWidth, int interpolationPoints) {
   auto fail = [](const std::string &m) { throw RefinementError(m); };
   const int n = spec.blockPoints;
-  if (n < 4 || n % 2 != 0 || n > 128)
-    fail("block size " + std::to_string(n) + " must be even and between 4 and 128 points");
+  if (n < 4 || n % 4 != 0 || n > 128)
+    fail("block size " + std::to_string(n) + " must be a multiple of 4 between 4 and 128 points (blocks two levels "
+         "apart must share point boundaries)");
   if (ghostWidth < 1 || 2 * ghostWidth > n)
     fail("block size " + std::to_string(n) + " is below twice the ghost width " + std::to_string(ghostWidth) +
          " (the kernel's stencil): a block's ghost layers must lie in its neighbours");

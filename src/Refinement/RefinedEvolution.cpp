@@ -227,32 +227,43 @@ void RefinedEvolution::fillGhosts() {
     }
   }
   Stopwatch w{timers_.fill};
-  // Base pointers per component: leaves at their interior point (0, 0, 0), then the coarse
-  // buffers; targets: the coarse buffers (phase 1), the blocks' storage (phase 2).
+  // Sources: the leaves' interiors (local blocks in their storage, ghost leaves packed), then
+  // the coarse buffers; targets: the coarse buffers (phase 1), the blocks (phase 2).
   const size_t dof = static_cast<size_t>(dof_), buffers = plan_->coarseBufferCount();
-  std::vector<const double *> source((leaves.size() + buffers) * dof);
-  std::vector<double *> blockTarget(blocks_.size() * dof), bufferTarget(buffers * dof);
+  const int g = options_.ghostWidth;
+  const int64_t e = n + 2 * g;
+  FillAddress source, blockTarget, bufferTarget;
+  auto add = [&](FillAddress &a, int64_t offset, int64_t s0, int64_t s1) {
+    a.offset.push_back(offset);
+    a.stride0.push_back(s0);
+    a.stride1.push_back(s1);
+  };
+  source.base.resize((leaves.size() + buffers) * dof);
+  blockTarget.base.resize(blocks_.size() * dof);
+  bufferTarget.base.resize(buffers * dof);
   for (size_t b = 0; b < blocks_.size(); ++b) {
     const Block &k = blocks_[b];
-    const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+    const size_t points = static_cast<size_t>(e * e * e);
     for (const EvolvedField &f : fields_) {
       double *x = k.storage->buffer(f.name).data();
-      for (unsigned c = 0; c < f.components; ++c) {
-        blockTarget[b * dof + f.offset + c] = x + c * points;
-        source[b * dof + f.offset + c] = x + c * points + k.index(0, 0, 0);
-      }
+      for (unsigned c = 0; c < f.components; ++c)
+        blockTarget.base[b * dof + f.offset + c] = source.base[b * dof + f.offset + c] = x + c * points;
     }
+    add(blockTarget, (g * e + g) * e + g, e * e, e);
+    add(source, (g * e + g) * e + g, e * e, e);
   }
-  for (size_t l = 0; l < ghostLeaves; ++l)
+  for (size_t l = 0; l < ghostLeaves; ++l) {
     for (size_t d = 0; d < dof; ++d)
-      source[(forest_->localCount() + l) * dof + d] = ghostValues_.data() + (l * dof + d) * interior;
+      source.base[(forest_->localCount() + l) * dof + d] = ghostValues_.data() + (l * dof + d) * interior;
+    add(source, 0, static_cast<int64_t>(n) * n, n);
+  }
   double *buffer = coarseValues_.data();
   for (size_t c = 0; c < buffers; ++c) {
-    const size_t points = static_cast<size_t>(std::pow(plan_->coarseBufferSide(c), 3));
-    for (size_t d = 0; d < dof; ++d, buffer += points) {
-      bufferTarget[c * dof + d] = buffer;
-      source[(leaves.size() + c) * dof + d] = buffer;
-    }
+    const int64_t side = plan_->coarseBufferSide(c);
+    for (size_t d = 0; d < dof; ++d, buffer += side * side * side)
+      bufferTarget.base[c * dof + d] = source.base[(leaves.size() + c) * dof + d] = buffer;
+    add(bufferTarget, 0, side * side, side);
+    add(source, 0, side * side, side);
   }
   executeFill(plan_->coarsePhase(), bufferTarget, source, dof);
   executeFill(plan_->blockPhase(), blockTarget, source, dof);
@@ -291,6 +302,8 @@ void RefinedEvolution::evaluateRhs(double) {
     for (long b = 0; b < count; ++b) {
       Block &k = blocks_[static_cast<size_t>(b)];
       try {
+        if (preRhs_)
+          preRhs_(*k.storage, k);
         k.storage->invoke(module_.adapters, options_.rhsKernel, options_.params, {k.spacing, k.spacing, k.spacing});
       } catch (const std::exception &e) {
 #pragma omp critical
@@ -358,6 +371,13 @@ void RefinedEvolution::advance(long steps, double dt) {
     time_ += dt;
     ++step_;
     ++timers_.steps;
+    if (postStep_) {
+      Stopwatch w{timers_.postStep};
+      const long count = static_cast<long>(blocks_.size());
+#pragma omp parallel for schedule(static)
+      for (long b = 0; b < count; ++b)
+        postStep_(blocks_[static_cast<size_t>(b)]);
+    }
     checkFinite();
   }
   (void)interior;

@@ -49,9 +49,32 @@ std::vector<double> bssnParameters(const SystemDescription &system, const BssnRu
 /// one missing.
 void checkBssnFields(const DistributedEvolution &e);
 
-/// The handoff's BSSN fields at every point of the rank's ghosted box.
+/// Where the points of a storage lie: point (i, j, k), each in [0, extent), at
+/// origin + (offset + (i, j, k)) spacing, stored at ((i extent_y + j) extent_z + k) (the kernels'
+/// order). A rank's ghosted box of the uniform grid (origin the grid's corner, offset the box's
+/// first global index: coordinates from global indices, the same on any rank count), or a block
+/// of the refined grid with its ghost layers.
+struct StorageLattice {
+  std::array<int64_t, 3> extent{1, 1, 1}, offset{0, 0, 0};
+  std::array<double, 3> origin{0, 0, 0}, spacing{1, 1, 1};
+  int64_t points() const { return extent[0] * extent[1] * extent[2]; }
+  size_t index(int64_t i, int64_t j, int64_t k) const { return static_cast<size_t>((i * extent[1] + j) * extent[2] + k); }
+  std::array<double, 3> coordinate(int64_t i, int64_t j, int64_t k) const {
+    return {origin[0] + static_cast<double>(offset[0] + i) * spacing[0],
+            origin[1] + static_cast<double>(offset[1] + j) * spacing[1],
+            origin[2] + static_cast<double>(offset[2] + k) * spacing[2]};
+  }
+};
+/// The rank's ghosted box as a lattice.
+StorageLattice ghostedLattice(const DistributedGrid &g);
+
+/// The handoff's BSSN fields at every point of the lattice (the rank's ghosted box).
 void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
-                          const DistributedGrid &g);
+                          const StorageLattice &lattice);
+inline void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime::UniformGridStorage &s,
+                                 const DistributedGrid &g) {
+  writeTwoPunctureData(solution, s, ghostedLattice(g));
+}
 
 /// BSSN variables from an exact-solution module's slice kernel on the rank's ghosted box:
 /// chi = det(gamma)^(-1/3), gammatilde = chi gamma, K = gamma^ij K_ij, Atilde = chi (K_ij -
@@ -60,6 +83,10 @@ void writeTwoPunctureData(const physics::TwoPunctureSolution &solution, runtime:
 /// `order` (2, 4, 6 or 8: the evolution module's own). A module without K_ij is refused, never
 /// taken as K_ij = 0.
 void writeExactData(const KernelModuleTables &initial, const std::vector<double> &params, int order,
-                    runtime::UniformGridStorage &s, const DistributedGrid &g);
+                    runtime::UniformGridStorage &s, const StorageLattice &lattice);
+inline void writeExactData(const KernelModuleTables &initial, const std::vector<double> &params, int order,
+                           runtime::UniformGridStorage &s, const DistributedGrid &g) {
+  writeExactData(initial, params, order, s, ghostedLattice(g));
+}
 
 } // namespace tensorium_mlir::distributed

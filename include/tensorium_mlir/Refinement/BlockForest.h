@@ -35,7 +35,7 @@ struct ForestSpec {
   double rootWidth = 2;                    // edge of a level-0 block
   std::array<int, 3> roots{1, 1, 1};       // level-0 blocks along each axis
   bool periodic = false;
-  int blockPoints = 16; // N: points along each edge of every block (even)
+  int blockPoints = 16; // N: points along each edge of every block (a multiple of 4)
   int maxLevel = 0;     // finest level any region may ask for
 
   std::array<double, 3> upper() const {

@@ -47,9 +47,9 @@ struct Block {
 
 /// Seconds per part of the work, summed over calls (this rank).
 struct RefinedTimers {
-  double exchange = 0, fill = 0, kernel = 0, radiative = 0, update = 0, regrid = 0;
+  double exchange = 0, fill = 0, kernel = 0, radiative = 0, update = 0, postStep = 0, regrid = 0;
   long rhsEvaluations = 0, steps = 0, regrids = 0;
-  double total() const { return exchange + fill + kernel + radiative + update + regrid; }
+  double total() const { return exchange + fill + kernel + radiative + update + postStep + regrid; }
 };
 
 class RefinedEvolution {
@@ -66,6 +66,12 @@ public:
   };
   /// Writes the evolved fields at every point of a block (ghost layers too) in its storage.
   using BlockHook = std::function<void(runtime::UniformGridStorage &, const Block &)>;
+  /// Called for every block before the kernel, after its ghost layers are filled (auxiliary
+  /// fields such as an inverse metric), from the block's thread.
+  using PreRhsHook = std::function<void(runtime::UniformGridStorage &, const Block &)>;
+  /// Called for every block after each step, on its interior points (algebraic constraints,
+  /// floors), from the block's thread.
+  using PostStepHook = std::function<void(Block &)>;
 
   RefinedEvolution(MPI_Comm comm, const KernelModuleTables &module, Options options);
   ~RefinedEvolution();
@@ -90,6 +96,8 @@ public:
   double memoryEstimate() const { return memoryEstimate_; }
 
   void initialize(const BlockHook &fill);
+  void setPreRhsHook(PreRhsHook hook) { preRhs_ = std::move(hook); }
+  void setPostStepHook(PostStepHook hook) { postStep_ = std::move(hook); }
   /// Fills every block's ghost layers from the current state. Collective.
   void fillGhosts();
   /// dX of every block at stage time t: ghost fill, kernel, radiative outer layers. Collective.
@@ -136,6 +144,8 @@ private:
   std::vector<LayerPoint> layers_;
   std::vector<double> farValues_, speeds_;
   std::vector<std::vector<double>> start_, accumulated_; // RK4 work space per block
+  PreRhsHook preRhs_;
+  PostStepHook postStep_;
   double time_ = 0;
   long step_ = 0;
   double memoryEstimate_ = 0;

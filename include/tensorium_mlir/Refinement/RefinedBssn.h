@@ -1,0 +1,51 @@
+#pragma once
+// What a BSSN run needs on the refined grid beyond the engine: the blocks as lattices for the
+// initial-data writers of the uniform grid (two-puncture handoff, exact slices), the hooks around
+// the kernel (inverse conformal metric; algebraic constraints and floors), values of fields at
+// arbitrary points (the finest leaf holding the point), puncture tracking, and refinement regions
+// that follow the tracked points. No MLIR here.
+#include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Distributed/BssnSetup.h"
+#include "tensorium_mlir/Refinement/RefinedEvolution.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace tensorium_mlir::refinement {
+
+/// A block's storage (ghost layers included) as a lattice for the data writers.
+distributed::StorageLattice blockLattice(const Block &b);
+
+/// gammatilde^ij before every right-hand side (every point of a block); after every step the
+/// algebraic constraints (det gammatilde = 1, trace-free Atilde) and then the floors.
+void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors,
+                      distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full);
+
+/// Values of one field component at points, by 4-point Lagrange interpolation per axis inside
+/// the block that holds each point (ghost layers refilled first). The same answer on every rank;
+/// throws RefinementError for a point outside the domain. Collective.
+std::vector<double> interpolateField(RefinedEvolution &e, const std::string &field, unsigned component,
+                                     const std::vector<std::array<double, 3>> &points);
+
+/// Punctures followed by dx/dt = -beta(x) (Heun's method), as on the uniform grid.
+class RefinedPunctureTracker {
+public:
+  explicit RefinedPunctureTracker(std::vector<std::array<double, 3>> positions) : positions_(std::move(positions)) {}
+  const std::vector<std::array<double, 3>> &positions() const { return positions_; }
+  /// Velocities -beta at the current positions, before a step.
+  void sampleBefore(RefinedEvolution &e);
+  /// After the step of size dt: predictor with the earlier velocity, corrector at the predicted point.
+  void advance(RefinedEvolution &e, double dt);
+
+private:
+  std::vector<std::array<double, 3>> velocities(RefinedEvolution &e, const std::vector<std::array<double, 3>> &x) const;
+  std::vector<std::array<double, 3>> positions_, before_;
+};
+
+/// Spheres about each point: radii[l - 1] asks for level l (radii decreasing with the level).
+/// A point outside the domain is refused.
+std::vector<RefinementRegion> regionsAround(const std::vector<std::array<double, 3>> &points,
+                                            const std::vector<double> &radii);
+
+} // namespace tensorium_mlir::refinement

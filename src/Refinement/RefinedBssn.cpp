@@ -1,0 +1,145 @@
+#include "tensorium_mlir/Refinement/RefinedBssn.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tensorium_mlir::refinement {
+
+distributed::StorageLattice blockLattice(const Block &b) {
+  distributed::StorageLattice l;
+  l.extent = {b.extent(), b.extent(), b.extent()};
+  l.origin = b.lower; // Block::coordinate's own formula: lower + i h, i from -ghost
+  l.offset = {-b.ghost, -b.ghost, -b.ghost};
+  l.spacing = {b.spacing, b.spacing, b.spacing};
+  return l;
+}
+
+void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors, distributed::ConformalMetricForm form) {
+  if (!(floors.chi >= 0) || !(floors.lapse >= 0))
+    throw RefinementError("the chi and lapse floors must be non-negative numbers");
+  for (const char *name : distributed::kBssnFields)
+    e.field(name); // refuses a module that does not evolve every BSSN field
+  e.setPreRhsHook([form](runtime::UniformGridStorage &s, const Block &) { distributed::computeInverseConformalMetric(s, form); });
+  e.setPostStepHook([floors, form](Block &k) {
+    const size_t N = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+    double *gt = k.storage->buffer("gammatilde").data(), *At = k.storage->buffer("Atilde").data();
+    double *chi = k.storage->buffer("chi").data(), *alpha = k.storage->buffer("alpha").data();
+    for (int i = 0; i < k.n; ++i)
+      for (int j = 0; j < k.n; ++j)
+        for (int z = 0; z < k.n; ++z) {
+          const size_t p = k.index(i, j, z);
+          double g[9], a[9];
+          for (size_t c = 0; c < 9; ++c)
+            g[c] = gt[c * N + p], a[c] = At[c * N + p];
+          distributed::imposeBssnAlgebraicConstraints(g, a, form);
+          for (size_t c = 0; c < 9; ++c)
+            gt[c * N + p] = g[c], At[c * N + p] = a[c];
+          // A value above its floor stays as it is; NaN is left for the finite check.
+          if (floors.chi > 0 && chi[p] < floors.chi)
+            chi[p] = floors.chi;
+          if (floors.lapse > 0 && alpha[p] < floors.lapse)
+            alpha[p] = floors.lapse;
+        }
+  });
+}
+
+std::vector<double> interpolateField(RefinedEvolution &e, const std::string &field, unsigned component,
+                                     const std::vector<std::array<double, 3>> &points) {
+  const EvolvedField &f = e.field(field);
+  if (component >= f.components)
+    throw RefinementError("field '" + field + "' has " + std::to_string(f.components) + " components, not " +
+                          std::to_string(component + 1));
+  const ForestSpec &s = e.options().forest;
+  const std::array<double, 3> upper = s.upper();
+  for (const auto &x : points)
+    for (int a = 0; a < 3; ++a)
+      if (!(x[a] >= s.lower[a] && x[a] < upper[a]))
+        throw RefinementError("interpolation at a point outside the domain (or not finite)");
+  e.fillGhosts();
+  // [value, 1] from the rank whose block holds the point, zeros elsewhere: the sum is exact.
+  std::vector<double> partial(2 * points.size(), 0.0), total(partial.size(), 0.0);
+  for (size_t q = 0; q < points.size(); ++q) {
+    const auto &x = points[q];
+    for (const Block &k : e.blocks()) {
+      const std::array<double, 3> lo = k.leaf.lowerRoot();
+      const double w = k.leaf.widthRoot();
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) {
+        const double r = (x[a] - s.lower[a]) / s.rootWidth;
+        inside = inside && r >= lo[a] && r < lo[a] + w;
+      }
+      if (!inside)
+        continue;
+      int first[3];
+      double weights[3][4];
+      for (int a = 0; a < 3; ++a) {
+        const double u = (x[a] - k.lower[a]) / k.spacing; // interior node index
+        first[a] = std::clamp(static_cast<int>(std::floor(u)) - 1, -k.ghost, k.n + k.ghost - 4);
+        for (int j = 0; j < 4; ++j) {
+          double product = 1;
+          for (int i = 0; i < 4; ++i)
+            if (i != j)
+              product *= (u - (first[a] + i)) / static_cast<double>(j - i);
+          weights[a][j] = product;
+        }
+      }
+      const size_t N = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+      const double *u = std::as_const(*k.storage).buffer(field).data() + component * N;
+      double sum = 0;
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b)
+          for (int c = 0; c < 4; ++c)
+            sum += weights[0][a] * weights[1][b] * weights[2][c] * u[k.index(first[0] + a, first[1] + b, first[2] + c)];
+      partial[2 * q] = sum;
+      partial[2 * q + 1] = 1;
+      break;
+    }
+  }
+  MPI_Allreduce(partial.data(), total.data(), static_cast<int>(partial.size()), MPI_DOUBLE, MPI_SUM, e.forest().comm());
+  std::vector<double> out(points.size());
+  for (size_t q = 0; q < points.size(); ++q) {
+    if (total[2 * q + 1] != 1)
+      throw RefinementError("internal: " + std::to_string(total[2 * q + 1]) + " blocks hold an interpolation point");
+    out[q] = total[2 * q];
+  }
+  return out;
+}
+
+std::vector<std::array<double, 3>> RefinedPunctureTracker::velocities(RefinedEvolution &e,
+                                                                      const std::vector<std::array<double, 3>> &x) const {
+  std::vector<std::array<double, 3>> v(x.size());
+  for (unsigned a = 0; a < 3; ++a) {
+    const std::vector<double> beta = interpolateField(e, "beta", a, x);
+    for (size_t q = 0; q < x.size(); ++q)
+      v[q][a] = -beta[q];
+  }
+  return v;
+}
+
+void RefinedPunctureTracker::sampleBefore(RefinedEvolution &e) {
+  before_ = positions_.empty() ? std::vector<std::array<double, 3>>{} : velocities(e, positions_);
+}
+
+void RefinedPunctureTracker::advance(RefinedEvolution &e, double dt) {
+  if (positions_.empty())
+    return;
+  std::vector<std::array<double, 3>> predicted = positions_;
+  for (size_t q = 0; q < predicted.size(); ++q)
+    for (int a = 0; a < 3; ++a)
+      predicted[q][a] += dt * before_[q][a];
+  const std::vector<std::array<double, 3>> after = velocities(e, predicted);
+  for (size_t q = 0; q < positions_.size(); ++q)
+    for (int a = 0; a < 3; ++a)
+      positions_[q][a] += 0.5 * dt * (before_[q][a] + after[q][a]);
+}
+
+std::vector<RefinementRegion> regionsAround(const std::vector<std::array<double, 3>> &points,
+                                            const std::vector<double> &radii) {
+  std::vector<RefinementRegion> out;
+  for (const auto &p : points)
+    for (size_t l = 0; l < radii.size(); ++l)
+      out.push_back({p, radii[l], static_cast<int>(l) + 1});
+  return out;
+}
+
+} // namespace tensorium_mlir::refinement
