@@ -45,6 +45,61 @@ PetscErrorCode rhsCallback(TS, PetscReal t, Vec u, Vec f, void *context) {
 
 } // namespace
 
+const runtime::KernelBinding &rhsGridBinding(const runtime::UniformGridStorage &probe, const std::string &symbol,
+                                             size_t paramCount) {
+  const runtime::KernelBinding &rhs = probe.binding(symbol);
+  if (rhs.kind.rfind(abi::kKindRhs, 0) != 0 || rhs.kind.find("grid") == std::string::npos)
+    throw DistributedError("kernel '" + symbol + "' is a " + rhs.kind + " kernel, not an rhs grid kernel");
+  if (rhs.stencilRadius < 0)
+    throw DistributedError("kernel '" + symbol + "' declares no stencil radius");
+  if (paramCount != rhs.paramCount)
+    throw DistributedError("kernel '" + symbol + "' takes " + std::to_string(rhs.paramCount) + " parameters, got " +
+                           std::to_string(paramCount));
+  return rhs;
+}
+
+std::vector<EvolvedField> evolvedFields(const runtime::UniformGridStorage &probe, const runtime::KernelBinding &rhs) {
+  std::vector<EvolvedField> fields;
+  int dof = 0;
+  auto binds = [&](const std::string &name) {
+    return std::any_of(rhs.buffers.begin(), rhs.buffers.end(), [&](size_t id) { return probe.buffers()[id].name == name; });
+  };
+  for (auto &[derivative, state] : probe.eulerUpdatePairsFromDerivativePrefix()) {
+    if (!binds(derivative) || !binds(state))
+      continue;
+    EvolvedField f{state, derivative, probe.bufferInfo(state).componentCount, dof};
+    dof += static_cast<int>(f.components);
+    fields.push_back(f);
+  }
+  if (fields.empty())
+    throw DistributedError("kernel '" + rhs.symbol + "' writes no dX for a field X it reads");
+  return fields;
+}
+
+void radiativeTables(const RadiativeCondition &condition, const std::vector<EvolvedField> &fields, int dof,
+                     std::vector<double> &farValues, std::vector<double> &speeds) {
+  auto find = [&](const std::string &name) -> const EvolvedField & {
+    for (const EvolvedField &f : fields)
+      if (f.name == name)
+        return f;
+    throw DistributedError("no evolved field '" + name + "'");
+  };
+  farValues.assign(static_cast<size_t>(dof), 0.0);
+  speeds.assign(static_cast<size_t>(dof), 1.0);
+  for (auto &[name, values] : condition.farValues) {
+    const EvolvedField &f = find(name);
+    if (values.size() != f.components)
+      throw DistributedError("far-field value of '" + name + "' needs " + std::to_string(f.components) + " components");
+    std::copy(values.begin(), values.end(), farValues.begin() + f.offset);
+  }
+  for (auto &[name, speed] : condition.speeds) {
+    const EvolvedField &f = find(name);
+    if (!(speed > 0) || !std::isfinite(speed))
+      throw DistributedError("radiative speed of '" + name + "' must be positive");
+    std::fill_n(speeds.begin() + f.offset, f.components, speed);
+  }
+}
+
 const char *integratorName(TimeIntegrator t) { return t == TimeIntegrator::RK4 ? "rk4" : "ssprk3"; }
 
 DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTables &module, Options options)
@@ -53,15 +108,8 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
   // The tables are checked (ABI version, buffer table bounds, descriptors) by a storage built
   // on a one-point probe before anything distributed is created.
   runtime::GeneratedHostStorage probe(t, {1, 1, 1});
-  const runtime::KernelBinding &rhs = probe.binding(options_.rhsKernel);
-  if (rhs.kind.rfind(abi::kKindRhs, 0) != 0 || rhs.kind.find("grid") == std::string::npos)
-    throw DistributedError("kernel '" + options_.rhsKernel + "' is a " + rhs.kind + " kernel, not an rhs grid kernel");
-  if (rhs.stencilRadius < 0)
-    throw DistributedError("kernel '" + options_.rhsKernel + "' declares no stencil radius");
+  const runtime::KernelBinding &rhs = rhsGridBinding(probe, options_.rhsKernel, options_.params.size());
   radius_ = rhs.stencilRadius;
-  if (options_.params.size() != rhs.paramCount)
-    throw DistributedError("kernel '" + options_.rhsKernel + "' takes " + std::to_string(rhs.paramCount) +
-                           " parameters, got " + std::to_string(options_.params.size()));
   for (double p : options_.params)
     if (!std::isfinite(p))
       throw DistributedError("kernel parameters must be finite");
@@ -74,38 +122,10 @@ DistributedEvolution::DistributedEvolution(MPI_Comm comm, const KernelModuleTabl
     throw DistributedError("ghost width " + std::to_string(options_.grid.ghostWidth) + " is smaller than the stencil radius " +
                            std::to_string(radius_) + " of '" + options_.rhsKernel + "'");
 
-  // Evolved fields: the kernel's written dX buffers whose X it also binds.
-  std::vector<size_t> bound(rhs.buffers.begin(), rhs.buffers.end());
-  for (auto &[derivative, state] : probe.eulerUpdatePairsFromDerivativePrefix()) {
-    auto binds = [&](const std::string &name) {
-      for (size_t id : bound)
-        if (probe.buffers()[id].name == name)
-          return true;
-      return false;
-    };
-    if (!binds(derivative) || !binds(state))
-      continue;
-    EvolvedField f{state, derivative, probe.bufferInfo(state).componentCount, dof_};
+  fields_ = evolvedFields(probe, rhs);
+  for (const EvolvedField &f : fields_)
     dof_ += static_cast<int>(f.components);
-    fields_.push_back(f);
-  }
-  if (fields_.empty())
-    throw DistributedError("kernel '" + options_.rhsKernel + "' writes no dX for a field X it reads");
-
-  farValues_.assign(static_cast<size_t>(dof_), 0.0);
-  speeds_.assign(static_cast<size_t>(dof_), 1.0);
-  for (auto &[name, values] : options_.radiative.farValues) {
-    const EvolvedField &f = field(name);
-    if (values.size() != f.components)
-      throw DistributedError("far-field value of '" + name + "' needs " + std::to_string(f.components) + " components");
-    std::copy(values.begin(), values.end(), farValues_.begin() + f.offset);
-  }
-  for (auto &[name, speed] : options_.radiative.speeds) {
-    const EvolvedField &f = field(name);
-    if (!(speed > 0) || !std::isfinite(speed))
-      throw DistributedError("radiative speed of '" + name + "' must be positive");
-    std::fill_n(speeds_.begin() + f.offset, f.components, speed);
-  }
+  radiativeTables(options_.radiative, fields_, dof_, farValues_, speeds_);
 
   exactDof_.assign(static_cast<size_t>(dof_), 0);
   for (const std::string &name : options_.exact.fields) {

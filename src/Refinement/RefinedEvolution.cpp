@@ -28,15 +28,14 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
     : comm_(comm), options_(std::move(options)), module_(module) {
   const runtime::GeneratedHostTables &t = module.tables;
   runtime::GeneratedHostStorage probe(t, {1, 1, 1});
-  const runtime::KernelBinding &rhs = probe.binding(options_.rhsKernel);
-  if (rhs.kind.rfind(abi::kKindRhs, 0) != 0 || rhs.kind.find("grid") == std::string::npos)
-    throw RefinementError("kernel '" + options_.rhsKernel + "' is a " + rhs.kind + " kernel, not an rhs grid kernel");
-  if (rhs.stencilRadius < 0)
-    throw RefinementError("kernel '" + options_.rhsKernel + "' declares no stencil radius");
+  const runtime::KernelBinding *binding = nullptr;
+  try {
+    binding = &distributed::rhsGridBinding(probe, options_.rhsKernel, options_.params.size());
+  } catch (const distributed::DistributedError &e) {
+    throw RefinementError(e.what());
+  }
+  const runtime::KernelBinding &rhs = *binding;
   radius_ = rhs.stencilRadius;
-  if (options_.params.size() != rhs.paramCount)
-    throw RefinementError("kernel '" + options_.rhsKernel + "' takes " + std::to_string(rhs.paramCount) +
-                          " parameters, got " + std::to_string(options_.params.size()));
   if (options_.ghostWidth == 0)
     options_.ghostWidth = std::max(radius_, options_.forest.periodic ? 1 : 2);
   if (options_.ghostWidth < radius_)
@@ -44,32 +43,13 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
                           std::to_string(radius_) + " of '" + options_.rhsKernel + "'");
   validate(options_.forest, options_.regions, options_.ghostWidth, options_.interpolationPoints);
 
-  std::vector<size_t> bound(rhs.buffers.begin(), rhs.buffers.end());
-  for (auto &[derivative, state] : probe.eulerUpdatePairsFromDerivativePrefix()) {
-    auto binds = [&](const std::string &name) {
-      return std::any_of(bound.begin(), bound.end(), [&](size_t id) { return probe.buffers()[id].name == name; });
-    };
-    if (!binds(derivative) || !binds(state))
-      continue;
-    EvolvedField f{state, derivative, probe.bufferInfo(state).componentCount, dof_};
-    dof_ += static_cast<int>(f.components);
-    fields_.push_back(f);
-  }
-  if (fields_.empty())
-    throw RefinementError("kernel '" + options_.rhsKernel + "' writes no dX for a field X it reads");
-  farValues_.assign(static_cast<size_t>(dof_), 0.0);
-  speeds_.assign(static_cast<size_t>(dof_), 1.0);
-  for (auto &[name, values] : options_.radiative.farValues) {
-    const EvolvedField &f = field(name);
-    if (values.size() != f.components)
-      throw RefinementError("far-field value of '" + name + "' needs " + std::to_string(f.components) + " components");
-    std::copy(values.begin(), values.end(), farValues_.begin() + f.offset);
-  }
-  for (auto &[name, speed] : options_.radiative.speeds) {
-    const EvolvedField &f = field(name);
-    if (!(speed > 0) || !std::isfinite(speed))
-      throw RefinementError("radiative speed of '" + name + "' must be positive");
-    std::fill_n(speeds_.begin() + f.offset, f.components, speed);
+  try {
+    fields_ = distributed::evolvedFields(probe, rhs);
+    for (const EvolvedField &f : fields_)
+      dof_ += static_cast<int>(f.components);
+    distributed::radiativeTables(options_.radiative, fields_, dof_, farValues_, speeds_);
+  } catch (const distributed::DistributedError &e) {
+    throw RefinementError(e.what());
   }
 
   forest_ = std::make_unique<BlockForest>(comm_, options_.forest, options_.regions);
@@ -101,6 +81,19 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
 }
 
 RefinedEvolution::~RefinedEvolution() = default;
+
+double *RefinedEvolution::packBlock(const Block &k, double *out) const {
+  const int n = k.n;
+  const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+  for (const EvolvedField &f : fields_) {
+    const double *x = std::as_const(*k.storage).buffer(f.name).data();
+    for (unsigned c = 0; c < f.components; ++c)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j, out += n)
+          std::copy_n(x + c * points + k.index(i, j, 0), n, out);
+  }
+  return out;
+}
 
 const EvolvedField &RefinedEvolution::field(const std::string &name) const {
   for (const EvolvedField &f : fields_)
@@ -209,17 +202,8 @@ void RefinedEvolution::fillGhosts() {
       mirrorValues_.resize(mirrors.size() * perLeaf);
       std::vector<const double *> pointers;
       for (size_t m = 0; m < mirrors.size(); ++m) {
-        const Block &k = blocks_[mirrors[m]];
-        double *out = mirrorValues_.data() + m * perLeaf;
-        pointers.push_back(out);
-        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-        for (const EvolvedField &f : fields_) {
-          const double *x = std::as_const(*k.storage).buffer(f.name).data();
-          for (unsigned c = 0; c < f.components; ++c)
-            for (int i = 0; i < n; ++i)
-              for (int j = 0; j < n; ++j, out += n)
-                std::copy_n(x + c * points + k.index(i, j, 0), n, out);
-        }
+        pointers.push_back(mirrorValues_.data() + m * perLeaf);
+        packBlock(blocks_[mirrors[m]], mirrorValues_.data() + m * perLeaf);
       }
       forest_->exchange(pointers, perLeaf, ghostValues_);
     } else {
@@ -330,18 +314,8 @@ void RefinedEvolution::advance(long steps, double dt) {
         Stopwatch w{timers_.update};
         const long count = static_cast<long>(blocks_.size());
 #pragma omp parallel for schedule(static)
-        for (long b = 0; b < count; ++b) {
-          Block &k = blocks_[static_cast<size_t>(b)];
-          const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-          double *u0 = start_[static_cast<size_t>(b)].data();
-          for (const EvolvedField &f : fields_) {
-            const double *x = k.storage->buffer(f.name).data();
-            for (unsigned c = 0; c < f.components; ++c)
-              for (int i = 0; i < n; ++i)
-                for (int j = 0; j < n; ++j, u0 += n)
-                  std::copy_n(x + c * points + k.index(i, j, 0), n, u0);
-          }
-        }
+        for (long b = 0; b < count; ++b)
+          packBlock(blocks_[static_cast<size_t>(b)], start_[static_cast<size_t>(b)].data());
       }
       evaluateRhs(time_ + a[stage] * dt);
       Stopwatch w{timers_.update};
@@ -423,21 +397,11 @@ void RefinedEvolution::checkFinite() const {
 }
 
 std::vector<double> RefinedEvolution::packState() const {
-  const int n = options_.forest.blockPoints;
-  std::vector<double> out;
-  out.reserve(blocks_.size() * static_cast<size_t>(dof_) * n * n * n);
-  for (const Block &k : blocks_) {
-    const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-    for (const EvolvedField &f : fields_) {
-      const double *x = std::as_const(*k.storage).buffer(f.name).data();
-      for (unsigned c = 0; c < f.components; ++c)
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j) {
-            const double *row = x + c * points + k.index(i, j, 0);
-            out.insert(out.end(), row, row + n);
-          }
-    }
-  }
+  const size_t n = static_cast<size_t>(options_.forest.blockPoints);
+  std::vector<double> out(blocks_.size() * static_cast<size_t>(dof_) * n * n * n);
+  double *p = out.data();
+  for (const Block &k : blocks_)
+    p = packBlock(k, p);
   return out;
 }
 
@@ -453,39 +417,36 @@ bool RefinedEvolution::regrid(std::vector<RefinementRegion> regions) {
   return changed;
 }
 
-std::vector<double> RefinedEvolution::gatherOnRoot() const {
-  const std::vector<double> mine = packState();
-  const int size = forest_->size();
+namespace {
+
+/// Every rank's values concatenated in rank order on rank 0 (empty elsewhere).
+template <class T> std::vector<T> gatherToRoot(const std::vector<T> &mine, MPI_Datatype type, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   int count = static_cast<int>(mine.size());
   std::vector<int> counts(static_cast<size_t>(size)), displacements(static_cast<size_t>(size));
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
-  std::vector<double> all;
-  if (forest_->rank() == 0) {
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+  std::vector<T> all;
+  if (rank == 0) {
     int total = 0;
     for (int r = 0; r < size; ++r)
       displacements[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
     all.resize(static_cast<size_t>(total));
   }
-  MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displacements.data(), MPI_DOUBLE, 0, comm_);
+  MPI_Gatherv(mine.data(), count, type, all.data(), counts.data(), displacements.data(), type, 0, comm);
   return all;
 }
+
+} // namespace
+
+std::vector<double> RefinedEvolution::gatherOnRoot() const { return gatherToRoot(packState(), MPI_DOUBLE, comm_); }
 
 std::vector<Leaf> RefinedEvolution::gatherLeavesOnRoot() const {
   std::vector<int64_t> mine;
   for (const Block &k : blocks_)
     mine.insert(mine.end(), {k.leaf.level, k.leaf.first[0], k.leaf.first[1], k.leaf.first[2]});
-  const int size = forest_->size();
-  int count = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(size)), displacements(static_cast<size_t>(size));
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
-  std::vector<int64_t> all;
-  if (forest_->rank() == 0) {
-    int total = 0;
-    for (int r = 0; r < size; ++r)
-      displacements[static_cast<size_t>(r)] = total, total += counts[static_cast<size_t>(r)];
-    all.resize(static_cast<size_t>(total));
-  }
-  MPI_Gatherv(mine.data(), count, MPI_INT64_T, all.data(), counts.data(), displacements.data(), MPI_INT64_T, 0, comm_);
+  const std::vector<int64_t> all = gatherToRoot(mine, MPI_INT64_T, comm_);
   std::vector<Leaf> out;
   for (size_t i = 0; i + 3 < all.size(); i += 4) {
     Leaf l;

@@ -361,22 +361,8 @@ GaugeRun runGaugeWave(const KernelModuleTables &tables, int n, bool refined, dou
           }
         }
   });
-  e.setPreRhsHook([](runtime::UniformGridStorage &s, const Block &) { distributed::computeInverseConformalMetric(s); });
-  e.setPostStepHook([](Block &k) {
-    const size_t N = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-    double *gt = k.storage->buffer("gammatilde").data(), *At = k.storage->buffer("Atilde").data();
-    for (int i = 0; i < k.n; ++i)
-      for (int j = 0; j < k.n; ++j)
-        for (int z = 0; z < k.n; ++z) {
-          const size_t p = k.index(i, j, z);
-          double g[9], a[9];
-          for (int c = 0; c < 9; ++c)
-            g[c] = gt[c * N + p], a[c] = At[c * N + p];
-          distributed::imposeBssnAlgebraicConstraints(g, a, distributed::ConformalMetricForm::Full);
-          for (int c = 0; c < 9; ++c)
-            gt[c * N + p] = g[c], At[c * N + p] = a[c];
-        }
-  });
+  // The algebraic constraints after each step, no floors (the gauge wave never nears them).
+  installBssnHooks(e, distributed::BssnFloors{0, 0});
   GaugeRun r;
   // Whole crossings at a time, the error after each.
   const long perCrossing = std::lround(1.0 / (o.forest.spacing(o.forest.maxLevel) / 4));

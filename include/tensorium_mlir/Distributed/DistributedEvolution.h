@@ -63,6 +63,21 @@ struct ExactLayers {
   std::function<void(double t, std::span<const std::array<double, 3>> points, std::span<double> out)> rates;
 };
 
+/// The binding of `symbol` when it is an rhs grid kernel with a stencil radius taking
+/// `paramCount` parameters; DistributedError naming what is wrong otherwise.
+const runtime::KernelBinding &rhsGridBinding(const runtime::UniformGridStorage &probe, const std::string &symbol,
+                                             size_t paramCount);
+
+/// The fields an rhs kernel evolves: each dX buffer it writes whose X it also binds, with its
+/// offset among the interlaced values of a point (their sum is the dof). DistributedError when
+/// there is none.
+std::vector<EvolvedField> evolvedFields(const runtime::UniformGridStorage &probe, const runtime::KernelBinding &rhs);
+
+/// Far values and speeds of a radiative condition per interlaced value (0 and 1 where not given);
+/// DistributedError for an unknown field, a wrong component count or a non-positive speed.
+void radiativeTables(const RadiativeCondition &condition, const std::vector<EvolvedField> &fields, int dof,
+                     std::vector<double> &farValues, std::vector<double> &speeds);
+
 enum class TimeIntegrator { RK4, SSPRK3 };
 const char *integratorName(TimeIntegrator t);
 

@@ -120,6 +120,8 @@ private:
   void planFill();
   void applyRadiative();
   std::vector<double> packState() const;
+  /// A block's interior evolved values, component-major, z fastest; returns the end.
+  double *packBlock(const Block &k, double *out) const;
   void checkFinite() const;
 
   struct LayerPoint {
