@@ -257,23 +257,31 @@ void RefinedEvolution::applyRadiative() {
   if (layers_.empty())
     return;
   Stopwatch w{timers_.radiative};
-  for (const EvolvedField &f : fields_)
+  // The blocks' buffers looked up once, not per point.
+  std::vector<const double *> state(blocks_.size());
+  std::vector<double *> rate(blocks_.size());
+  for (const EvolvedField &f : fields_) {
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      state[b] = std::as_const(*blocks_[b].storage).buffer(f.name).data();
+      rate[b] = blocks_[b].storage->buffer(f.rhs).data();
+    }
     for (unsigned c = 0; c < f.components; ++c) {
       const size_t d = static_cast<size_t>(f.offset) + c;
       const double far = farValues_[d], speed = speeds_[d];
       for (const LayerPoint &r : layers_) {
-        Block &k = blocks_[r.block];
-        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-        const double *u = k.storage->buffer(f.name).data() + c * points + r.index;
+        const Block &k = blocks_[r.block];
+        const size_t at = c * static_cast<size_t>(k.extent() * k.extent() * k.extent()) + r.index;
+        const double *u = state[r.block] + at;
         double radial = 0;
         for (int a = 0; a < 3; ++a) {
           const int64_t s1 = r.stride[a];
           const int dir = r.direction[a];
           radial += r.slope[a] * (dir == 0 ? u[s1] - u[-s1] : dir * (-3 * u[0] + 4 * u[dir * s1] - u[2 * dir * s1]));
         }
-        k.storage->buffer(f.rhs)[c * points + r.index] = -speed * (radial + (u[0] - far) * r.inverseRadius);
+        rate[r.block][at] = -speed * (radial + (u[0] - far) * r.inverseRadius);
       }
     }
+  }
 }
 
 void RefinedEvolution::evaluateRhs(double) {

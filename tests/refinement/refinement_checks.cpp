@@ -466,7 +466,8 @@ int checkGaugeWave(const KernelModuleTables &tables, int rank, MPI_Comm comm, in
 /// nested refined regions about the tracked puncture: the moving-puncture gauge, lopsided
 /// advection, dissipation 0.1, floors; regridded about the tracked point every 8 steps.
 /// Prints the lapse near the puncture, its minimum, the tracked position and the cost per step.
-int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n, int levels, double extent, double T) {
+int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n, int levels, double extent, double T,
+                int interpolationPoints) {
   distributed::BssnRunOptions ro;
   ro.extent = extent;
   RefinedEvolution::Options o;
@@ -477,6 +478,7 @@ int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n
   o.forest.roots = {2, 2, 2};
   o.forest.blockPoints = n;
   o.forest.maxLevel = levels;
+  o.interpolationPoints = interpolationPoints;
   std::vector<double> radii;
   for (int l = 1; l <= levels; ++l)
     radii.push_back(extent / 2 * std::ldexp(1.0, 1 - l));
@@ -579,7 +581,7 @@ int dumpMovingRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, con
 
 int run(int argc, char **argv) {
   std::string kind = "fill", module, out;
-  int crossings = 1, blockPoints = 8, levels = 4;
+  int crossings = 1, blockPoints = 8, levels = 4, interpolationPoints = 6;
   double extent = 16, finalTime = 1;
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
@@ -599,6 +601,8 @@ int run(int argc, char **argv) {
       extent = std::stod(value);
     else if (key == "--final-time")
       finalTime = std::stod(value);
+    else if (key == "--interpolation")
+      interpolationPoints = std::stoi(value);
   }
   runtime::KernelModule m(module);
   const KernelModuleTables tables = distributed::moduleTables(m);
@@ -610,7 +614,7 @@ int run(int argc, char **argv) {
   if (kind == "wave")
     return checkWave(tables, rank, comm);
   if (kind == "puncture")
-    return punctureRun(tables, rank, comm, blockPoints, levels, extent, finalTime);
+    return punctureRun(tables, rank, comm, blockPoints, levels, extent, finalTime, interpolationPoints);
   if (kind == "gauge")
     return checkGaugeWave(tables, rank, comm, crossings);
   if (kind == "dump")
