@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -83,10 +84,25 @@ void validate(const ForestSpec &spec, std::span<const RefinementRegion> regions,
     if (!(g.radius > 0) || !std::isfinite(g.radius))
       fail(name + " needs a positive, finite radius");
     for (int a = 0; a < 3; ++a)
-      if (!(g.center[a] > spec.lower[a] && g.center[a] < upper[a]))
-        fail(name + " is centred outside the domain [" + std::to_string(spec.lower[a]) + ", " +
-             std::to_string(upper[a]) + "] along axis " + std::to_string(a));
+      if (!(g.center[a] > spec.lower[a] && g.center[a] < upper[a])) {
+        char text[160];
+        std::snprintf(text, sizeof text, " is centred outside the domain [%g, %g] along %c", spec.lower[a], upper[a],
+                      "xyz"[a]);
+        fail(name + text);
+      }
   }
+}
+
+double estimatedLeaves(const ForestSpec &spec, std::span<const RefinementRegion> regions) {
+  const double roots = static_cast<double>(spec.roots[0]) * spec.roots[1] * spec.roots[2];
+  double leaves = roots;
+  for (const RefinementRegion &g : regions)
+    for (int l = 1; l <= g.level; ++l) {
+      const double w = spec.rootWidth / std::ldexp(1.0, l), r = g.radius + std::sqrt(3.0) * w;
+      const double inSphere = 4.0 / 3.0 * M_PI * r * r * r / (w * w * w), inDomain = roots * std::ldexp(1.0, 3 * l);
+      leaves += 2 * std::min(inSphere, inDomain);
+    }
+  return leaves;
 }
 
 struct BlockForest::Impl {

@@ -33,6 +33,8 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
     binding = &distributed::rhsGridBinding(probe, options_.rhsKernel, options_.params.size());
   } catch (const distributed::DistributedError &e) {
     throw RefinementError(e.what());
+  } catch (const runtime::StorageError &e) {
+    throw RefinementError(e.what());
   }
   const runtime::KernelBinding &rhs = *binding;
   radius_ = rhs.stencilRadius;
@@ -52,15 +54,38 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
     throw RefinementError(e.what());
   }
 
-  forest_ = std::make_unique<BlockForest>(comm_, options_.forest, options_.regions);
-  // Memory before any block exists: every buffer of the module per ghosted point, and the RK4
-  // start and accumulator per interior point, for the local leaves; checked per node.
+  // Memory, twice: an estimate of the whole forest's blocks against all the nodes' memory before
+  // the forest exists (so that levels that cannot fit never start refining), then the local
+  // blocks against each node's. Per block: every buffer of the module per ghosted point, and
+  // the RK4 start and accumulator per interior point.
   size_t storageComponents = 0;
   for (const runtime::StorageBuffer &b : probe.buffers())
     storageComponents += b.componentCount;
   const double n = options_.forest.blockPoints, e = n + 2.0 * options_.ghostWidth;
-  memoryEstimate_ = 8.0 * static_cast<double>(forest_->localCount()) *
-                    (static_cast<double>(storageComponents) * e * e * e + 3.0 * dof_ * n * n * n);
+  const double perBlock = 8.0 * (static_cast<double>(storageComponents) * e * e * e + 3.0 * dof_ * n * n * n);
+  {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int nodeRank = 0, leaders = 0;
+    MPI_Comm_rank(node, &nodeRank);
+    MPI_Comm_free(&node);
+    const int leader = nodeRank == 0 ? 1 : 0;
+    MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, comm_);
+    double available = runtime::availableMemoryBytes();
+    MPI_Bcast(&available, 1, MPI_DOUBLE, 0, comm_);
+    const double leaves = estimatedLeaves(options_.forest, options_.regions);
+    if (leaves * perBlock > available * leaders) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "the refinement regions ask for about %.3g blocks of %d^3 points, about %.3g GiB, and %d node(s) "
+                    "have %.1f GiB each: fewer levels, smaller regions or more nodes",
+                    leaves, options_.forest.blockPoints, leaves * perBlock / (1 << 30), leaders,
+                    available / (1 << 30));
+      throw RefinementError(text);
+    }
+  }
+  forest_ = std::make_unique<BlockForest>(comm_, options_.forest, options_.regions);
+  memoryEstimate_ = static_cast<double>(forest_->localCount()) * perBlock;
   double nodeEstimate = 0;
   MPI_Comm node;
   MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);

@@ -6,6 +6,8 @@
 //   --case wave     a Gaussian plane pulse crossing two refinement levels in a periodic box:
 //                   errors at three resolutions, observed order, and the wave reflected by the
 //                   level boundaries against the coarse level's truncation error;
+//   --case refusals bad sizes, levels, regions and kernels refused with a message, before anything runs;
+//   --case puncture a Schwarzschild puncture on nested levels (an experiment: prints, checks nothing);
 //   --case dump     a run whose refined region moves (regridded every 4 steps), its final state
 //                   written to --out for bitwise comparison across rank counts.
 #include "tensorium_mlir/Distributed/BssnHooks.h"
@@ -543,6 +545,64 @@ int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n
   return 0;
 }
 
+/// Bad input refused before anything runs, each with a message that names the problem.
+int checkRefusals(const KernelModuleTables &tables, int rank, MPI_Comm comm) {
+  struct Case {
+    const char *what;
+    std::function<void(RefinedEvolution::Options &)> change;
+    const char *expect;
+  };
+  const std::vector<Case> cases = {
+      {"block size not a multiple of 4", [](auto &o) { o.forest.blockPoints = 6; }, "multiple of 4"},
+      {"block size below twice the ghost width", [](auto &o) { o.forest.blockPoints = 4, o.ghostWidth = 3; },
+       "below twice the ghost width"},
+      {"ghost width below the kernel's stencil", [](auto &o) { o.ghostWidth = 1; }, "smaller than the stencil radius"},
+      {"a region asking for a level beyond the finest", [](auto &o) { o.regions[0].level = 3; }, "asks for level 3"},
+      {"a region centred outside the domain", [](auto &o) { o.regions[0].center = {5, 0, 0}; },
+       "centred outside the domain"},
+      {"a region without a positive radius", [](auto &o) { o.regions[0].radius = -1; }, "positive, finite radius"},
+      {"a finest level p4est cannot hold", [](auto &o) { o.forest.maxLevel = 30; }, "finest level must be between"},
+      {"levels that do not fit in memory",
+       [](auto &o) {
+         o.forest.maxLevel = 14;
+         o.regions = {{{0, 0, 0}, 0.9, 14}};
+       },
+       "ask for about"},
+      {"interpolation windows wider than a block", [](auto &o) { o.interpolationPoints = 10; }, "interpolation needs"},
+      {"a kernel the module does not have", [](auto &o) { o.rhsKernel = "tensorium_rhs_grid_nosuch"; },
+       "unknown kernel symbol"},
+      {"parameters the kernel does not take", [](auto &o) { o.params = {1.0, 2.0}; }, "takes 1 parameters, got 2"},
+  };
+  int failures = 0;
+  for (const Case &c : cases) {
+    RefinedEvolution::Options o;
+    o.params = {1.0};
+    o.forest.lower = {-1, -1, -1};
+    o.forest.rootWidth = 1;
+    o.forest.roots = {2, 2, 2};
+    o.forest.blockPoints = 8;
+    o.forest.maxLevel = 2;
+    o.regions = {{{0, 0, 0}, 0.3, 1}};
+    c.change(o);
+    std::string message;
+    try {
+      RefinedEvolution e(comm, tables, o);
+    } catch (const RefinementError &e) {
+      message = e.what();
+    } catch (const std::exception &e) {
+      message = std::string("(not a RefinementError) ") + e.what();
+    }
+    const bool ok = message.find(c.expect) != std::string::npos;
+    failures += ok ? 0 : 1;
+    if (rank == 0)
+      std::printf("%-48s %s: %s\n", c.what, ok ? "refused" : "NOT REFUSED AS EXPECTED",
+                  message.empty() ? "(accepted)" : message.c_str());
+  }
+  if (rank == 0)
+    std::printf("%s\n", failures == 0 ? "PASS" : "FAIL");
+  return failures == 0 ? 0 : 1;
+}
+
 int dumpMovingRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, const std::string &out) {
   RefinedEvolution::Options o;
   o.params = {1.0};
@@ -613,6 +673,8 @@ int run(int argc, char **argv) {
     return checkFill(tables, rank, comm);
   if (kind == "wave")
     return checkWave(tables, rank, comm);
+  if (kind == "refusals")
+    return checkRefusals(tables, rank, comm);
   if (kind == "puncture")
     return punctureRun(tables, rank, comm, blockPoints, levels, extent, finalTime, interpolationPoints);
   if (kind == "gauge")

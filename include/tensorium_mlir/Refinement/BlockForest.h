@@ -64,6 +64,11 @@ struct Leaf {
 /// the domain); `ghostWidth` and `interpolationPoints` are what the blocks will need.
 void validate(const ForestSpec &spec, std::span<const RefinementRegion> regions, int ghostWidth, int interpolationPoints);
 
+/// A generous estimate of the leaves the regions make, before anything is built: per region and
+/// level up to its own, the leaves meeting the sphere grown by a leaf diagonal (at most the
+/// domain's), doubled for the balance, plus the roots.
+double estimatedLeaves(const ForestSpec &spec, std::span<const RefinementRegion> regions);
+
 class BlockForest {
 public:
   BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions);
