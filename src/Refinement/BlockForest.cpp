@@ -98,9 +98,9 @@ double estimatedLeaves(const ForestSpec &spec, std::span<const RefinementRegion>
   double leaves = roots;
   for (const RefinementRegion &g : regions)
     for (int l = 1; l <= g.level; ++l) {
-      const double w = spec.rootWidth / std::ldexp(1.0, l), r = g.radius + std::sqrt(3.0) * w;
+      const double w = spec.rootWidth / std::ldexp(1.0, l), r = g.radius + 0.5 * w;
       const double inSphere = 4.0 / 3.0 * M_PI * r * r * r / (w * w * w), inDomain = roots * std::ldexp(1.0, 3 * l);
-      leaves += 2 * std::min(inSphere, inDomain);
+      leaves += std::min(inSphere, inDomain);
     }
   return leaves;
 }

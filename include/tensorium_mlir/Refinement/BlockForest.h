@@ -64,9 +64,10 @@ struct Leaf {
 /// the domain); `ghostWidth` and `interpolationPoints` are what the blocks will need.
 void validate(const ForestSpec &spec, std::span<const RefinementRegion> regions, int ghostWidth, int interpolationPoints);
 
-/// A generous estimate of the leaves the regions make, before anything is built: per region and
-/// level up to its own, the leaves meeting the sphere grown by a leaf diagonal (at most the
-/// domain's), doubled for the balance, plus the roots.
+/// An estimate of the leaves the regions make, before anything is built: per region and level up
+/// to its own, the volume of the sphere grown by half a leaf in leaves (at most the domain's),
+/// plus the roots. It is meant to refuse what cannot fit by far, not to budget closely (the
+/// built forest is checked again, block by block).
 double estimatedLeaves(const ForestSpec &spec, std::span<const RefinementRegion> regions);
 
 class BlockForest {
