@@ -162,10 +162,11 @@ struct WaveRun {
   std::vector<double> state;
   std::vector<Leaf> leaves;
   long points = 0;
+  int regrids = 0; // regrids that changed the forest
 };
 
 WaveRun runWave(const KernelModuleTables &tables, int n, bool refined, double T, const WaveRun *uniform,
-                MPI_Comm comm, int *steps = nullptr, int interpolationPoints = 6) {
+                MPI_Comm comm, int *steps = nullptr, int interpolationPoints = 6, bool moving = false) {
   RefinedEvolution::Options o;
   o.interpolationPoints = interpolationPoints;
   o.params = {1.0};
@@ -175,8 +176,13 @@ WaveRun runWave(const KernelModuleTables &tables, int n, bool refined, double T,
   o.forest.periodic = true;
   o.forest.blockPoints = n;
   o.forest.maxLevel = refined ? 1 : 0;
-  if (refined) // the root block [0, 2]^3 refined: its children all meet the sphere
-    o.regions = {{{1, 1, 1}, 0.5, 1}};
+  // The root block [0, 2]^3 refined: its children all meet the sphere. Moving: a sphere that
+  // follows the pulse from x = -1, regridded every 4 steps (the root blocks it meets refined).
+  auto sphere = [&](double t) {
+    return std::vector<RefinementRegion>{{moving ? std::array<double, 3>{-1 + t, 0.5, 0.5} : std::array<double, 3>{1, 1, 1}, 0.5, 1}};
+  };
+  if (refined)
+    o.regions = sphere(0);
   RefinedEvolution e(comm, tables, o);
   const PlanePulse pulse;
   setFields(e, [&](const std::array<double, 3> &x) { return pulse.G(x[0], 0); },
@@ -187,8 +193,17 @@ WaveRun runWave(const KernelModuleTables &tables, int n, bool refined, double T,
   const long count = std::lround(T / (h / 2));
   if (steps)
     *steps = static_cast<int>(count);
-  e.advance(count, T / static_cast<double>(count));
+  int moves = 0;
+  if (!moving) {
+    e.advance(count, T / static_cast<double>(count));
+  } else {
+    for (long done = 0; done < count; done += 4) {
+      e.advance(std::min(4L, count - done), T / static_cast<double>(count));
+      moves += e.regrid(sphere(e.time())) ? 1 : 0;
+    }
+  }
   WaveRun r;
+  r.regrids = moves;
   double error = 0;
   for (const Block &k : e.blocks()) {
     std::span<const double> phi = std::as_const(*k.storage).buffer("phi");
@@ -283,7 +298,32 @@ bool waveVerdict(const KernelModuleTables &tables, int rank, MPI_Comm comm, int 
 }
 
 int checkWave(const KernelModuleTables &tables, int rank, MPI_Comm comm) {
-  const bool accepted = waveVerdict(tables, rank, comm, 6, "");
+  bool accepted = waveVerdict(tables, rank, comm, 6, "");
+  // A refined region that follows the pulse across the root blocks, regridded every 4 steps: the
+  // data carried by the regrid keep the error at the scheme's order and near the uniform grid's.
+  {
+    const int sizes[3] = {12, 16, 20};
+    double error[3];
+    for (int s = 0; s < 3; ++s) {
+      const WaveRun u = runWave(tables, sizes[s], false, 2, nullptr, comm);
+      const WaveRun m = runWave(tables, sizes[s], true, 2, nullptr, comm, nullptr, 6, true);
+      error[s] = m.error;
+      const bool pass = m.error < 1.5 * u.error;
+      accepted = accepted && pass;
+      if (rank == 0)
+        std::printf("moving region, N = %2d, %d regrids that moved leaves: max |phi - exact| %.3e (uniform coarse grid "
+                    "%.3e; within 1.5x: %s)\n",
+                    sizes[s], m.regrids, m.error, u.error, pass ? "yes" : "no");
+      accepted = accepted && m.regrids >= 2;
+    }
+    for (int s = 0; s + 1 < 3; ++s) {
+      const double order = std::log(error[s] / error[s + 1]) / std::log(static_cast<double>(sizes[s + 1]) / sizes[s]);
+      accepted = accepted && order > 3.5;
+      if (rank == 0)
+        std::printf("moving region, N %d -> %d: observed order %.2f (at least 3.5: %s)\n", sizes[s], sizes[s + 1], order,
+                    order > 3.5 ? "yes" : "no");
+    }
+  }
   // Twin: linear (2-point) prolongation and restriction, second order across levels.
   const bool twinAccepted = waveVerdict(tables, rank, comm, 2, "twin, linear interpolation across levels: ");
   if (rank == 0)
