@@ -338,7 +338,6 @@ void RefinedEvolution::advance(long steps, double dt) {
   if (!(dt > 0) || !std::isfinite(dt))
     throw RefinementError("time step must be positive and finite");
   const int n = options_.forest.blockPoints;
-  const size_t interior = static_cast<size_t>(n) * n * n;
   // Classical RK4: k_s at u_s = u_0 + a_s dt k_{s-1}; u_1 = u_0 + dt sum b_s k_s.
   const double a[4] = {0, 0.5, 0.5, 1}, weight[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
   for (long s = 0; s < steps; ++s) {
@@ -387,7 +386,6 @@ void RefinedEvolution::advance(long steps, double dt) {
     }
     checkFinite();
   }
-  (void)interior;
 }
 
 void RefinedEvolution::checkFinite() const {
@@ -419,7 +417,6 @@ void RefinedEvolution::checkFinite() const {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
   if (first == forest_->size())
     return;
-  MPI_Bcast(&first, 1, MPI_INT, 0, comm_);
   int length = static_cast<int>(found.size());
   MPI_Bcast(&length, 1, MPI_INT, first, comm_);
   found.resize(static_cast<size_t>(length));
