@@ -1,4 +1,5 @@
 #include "tensorium_mlir/Refinement/BlockForest.h"
+#include "tensorium_mlir/Horizons/SpatialGeometry.h"
 
 #include <p8est_bits.h>
 #include <p8est_communication.h>
@@ -36,18 +37,18 @@ std::array<double, 3> Leaf::lowerRoot() const {
           static_cast<double>(first[2]) / cells};
 }
 
+void lagrangeWeightsAt(double u, int first, int points, double *w) {
+  // The uniform-grid weights of the horizon finder's interpolation: its nodes sit at
+  // i - (points / 2 - 1), so the position relative to them is u - first - (points / 2 - 1).
+  double derivatives[8];
+  horizons::lagrangeWeights(points, u - first - (points / 2 - 1), w, derivatives);
+}
+
 LagrangeWindow lagrangeWindow(double u, int n, int points) {
   LagrangeWindow w;
   w.points = points;
   w.first = std::clamp(static_cast<int>(std::floor(u - (points - 1) / 2.0 + 0.5)), 0, n - points);
-  for (int j = 0; j < points; ++j) {
-    double product = 1;
-    const double xj = w.first + j;
-    for (int i = 0; i < points; ++i)
-      if (i != j)
-        product *= (u - (w.first + i)) / (xj - (w.first + i));
-    w.weights[j] = product;
-  }
+  lagrangeWeightsAt(u, w.first, points, w.weights);
   return w;
 }
 

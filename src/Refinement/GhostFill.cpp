@@ -62,16 +62,6 @@ struct Box3 {
   int64_t lo[3], hi[3];
 };
 
-void weightsAt(double u, int first, int points, double *w) {
-  for (int j = 0; j < points; ++j) {
-    double product = 1;
-    for (int i = 0; i < points; ++i)
-      if (i != j)
-        product *= (u - (first + i)) / static_cast<double>(j - i);
-    w[j] = product;
-  }
-}
-
 class Planner {
 public:
   Planner(const ForestSpec &spec, const std::vector<Leaf> &leaves, int g, int p)
@@ -261,7 +251,7 @@ GhostFillPlan::GhostFillPlan(const ForestSpec &spec, const std::vector<Leaf> &le
                       AxisWindow w;
                       w.first = first;
                       w.points = static_cast<uint8_t>(p);
-                      weightsAt(u, first, p, w.weights);
+                      lagrangeWeightsAt(u, first, p, w.weights);
                       box.windows[a].push_back(w);
                     }
                   }

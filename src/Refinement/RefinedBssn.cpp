@@ -43,21 +43,24 @@ void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors
   });
 }
 
-std::vector<double> interpolateField(RefinedEvolution &e, const std::string &field, unsigned component,
-                                     const std::vector<std::array<double, 3>> &points) {
+std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std::string &field,
+                                                  const std::vector<unsigned> &components,
+                                                  const std::vector<std::array<double, 3>> &points) {
   const EvolvedField &f = e.field(field);
-  if (component >= f.components)
-    throw RefinementError("field '" + field + "' has " + std::to_string(f.components) + " components, not " +
-                          std::to_string(component + 1));
+  for (unsigned c : components)
+    if (c >= f.components)
+      throw RefinementError("field '" + field + "' has " + std::to_string(f.components) + " components, not " +
+                            std::to_string(c + 1));
   const ForestSpec &s = e.options().forest;
   const std::array<double, 3> upper = s.upper();
   for (const auto &x : points)
     for (int a = 0; a < 3; ++a)
       if (!(x[a] >= s.lower[a] && x[a] < upper[a]))
         throw RefinementError("interpolation at a point outside the domain (or not finite)");
-  e.fillGhosts();
-  // [value, 1] from the rank whose block holds the point, zeros elsewhere: the sum is exact.
-  std::vector<double> partial(2 * points.size(), 0.0), total(partial.size(), 0.0);
+  e.fillGhosts(); // once for every component and point
+  // Per point: the values and a 1 from the rank whose block holds it, zeros elsewhere (exact sums).
+  const size_t stride = components.size() + 1;
+  std::vector<double> partial(stride * points.size(), 0.0), total(partial.size(), 0.0);
   for (size_t q = 0; q < points.size(); ++q) {
     const auto &x = points[q];
     for (const Block &k : e.blocks()) {
@@ -71,48 +74,44 @@ std::vector<double> interpolateField(RefinedEvolution &e, const std::string &fie
       if (!inside)
         continue;
       int first[3];
-      double weights[3][4];
+      double weights[3][8];
       for (int a = 0; a < 3; ++a) {
         const double u = (x[a] - k.lower[a]) / k.spacing; // interior node index
         first[a] = std::clamp(static_cast<int>(std::floor(u)) - 1, -k.ghost, k.n + k.ghost - 4);
-        for (int j = 0; j < 4; ++j) {
-          double product = 1;
-          for (int i = 0; i < 4; ++i)
-            if (i != j)
-              product *= (u - (first[a] + i)) / static_cast<double>(j - i);
-          weights[a][j] = product;
-        }
+        lagrangeWeightsAt(u, first[a], 4, weights[a]);
       }
       const size_t N = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-      const double *u = std::as_const(*k.storage).buffer(field).data() + component * N;
-      double sum = 0;
-      for (int a = 0; a < 4; ++a)
-        for (int b = 0; b < 4; ++b)
-          for (int c = 0; c < 4; ++c)
-            sum += weights[0][a] * weights[1][b] * weights[2][c] * u[k.index(first[0] + a, first[1] + b, first[2] + c)];
-      partial[2 * q] = sum;
-      partial[2 * q + 1] = 1;
+      for (size_t c = 0; c < components.size(); ++c) {
+        const double *u = std::as_const(*k.storage).buffer(field).data() + components[c] * N;
+        double sum = 0;
+        for (int a = 0; a < 4; ++a)
+          for (int b = 0; b < 4; ++b)
+            for (int d = 0; d < 4; ++d)
+              sum += weights[0][a] * weights[1][b] * weights[2][d] * u[k.index(first[0] + a, first[1] + b, first[2] + d)];
+        partial[stride * q + c] = sum;
+      }
+      partial[stride * q + components.size()] = 1;
       break;
     }
   }
   MPI_Allreduce(partial.data(), total.data(), static_cast<int>(partial.size()), MPI_DOUBLE, MPI_SUM, e.forest().comm());
-  std::vector<double> out(points.size());
+  std::vector<std::vector<double>> out(components.size(), std::vector<double>(points.size()));
   for (size_t q = 0; q < points.size(); ++q) {
-    if (total[2 * q + 1] != 1)
-      throw RefinementError("internal: " + std::to_string(total[2 * q + 1]) + " blocks hold an interpolation point");
-    out[q] = total[2 * q];
+    if (total[stride * q + components.size()] != 1)
+      throw RefinementError("internal: " + std::to_string(total[stride * q + components.size()]) +
+                            " blocks hold an interpolation point");
+    for (size_t c = 0; c < components.size(); ++c)
+      out[c][q] = total[stride * q + c];
   }
   return out;
 }
 
 std::vector<std::array<double, 3>> RefinedPunctureTracker::velocities(RefinedEvolution &e,
                                                                       const std::vector<std::array<double, 3>> &x) const {
+  const std::vector<std::vector<double>> beta = interpolateField(e, "beta", {0, 1, 2}, x);
   std::vector<std::array<double, 3>> v(x.size());
-  for (unsigned a = 0; a < 3; ++a) {
-    const std::vector<double> beta = interpolateField(e, "beta", a, x);
-    for (size_t q = 0; q < x.size(); ++q)
-      v[q][a] = -beta[q];
-  }
+  for (size_t q = 0; q < x.size(); ++q)
+    v[q] = {-beta[0][q], -beta[1][q], -beta[2][q]};
   return v;
 }
 

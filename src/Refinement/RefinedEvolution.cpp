@@ -1,9 +1,9 @@
 #include "tensorium_mlir/Refinement/RefinedEvolution.h"
+#include "tensorium_mlir/Support/Stopwatch.h"
 #include "tensorium_mlir/HostABI/GeneratedKernelABI.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -12,15 +12,7 @@ namespace tensorium_mlir::refinement {
 
 namespace {
 
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-struct Stopwatch {
-  double &sink;
-  double start = seconds();
-  ~Stopwatch() { sink += seconds() - start; }
-};
+using support::Stopwatch;
 
 } // namespace
 

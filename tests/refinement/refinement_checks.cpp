@@ -564,7 +564,7 @@ int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n
     if (s % 8 == 0)
       e.regrid(regionsAround(tracker.positions(), radii));
     if (s % 16 == 0 || s == steps) {
-      const double near = interpolateField(e, "alpha", 0, {{0.5, 0, 0}})[0];
+      const double near = interpolateField(e, "alpha", {0}, {{0.5, 0, 0}})[0][0];
       double minimum = 1e300;
       for (const Block &k : e.blocks())
         for (int i = 0; i < k.n; ++i)

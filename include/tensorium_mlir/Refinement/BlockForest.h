@@ -133,5 +133,8 @@ struct LagrangeWindow {
   double weights[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 };
 LagrangeWindow lagrangeWindow(double u, int n, int points);
+/// Weights of Lagrange interpolation at u through the nodes first, ..., first + points - 1
+/// (points <= 8; u may lie outside them).
+void lagrangeWeightsAt(double u, int first, int points, double *w);
 
 } // namespace tensorium_mlir::refinement

@@ -22,11 +22,12 @@ distributed::StorageLattice blockLattice(const Block &b);
 void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors,
                       distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full);
 
-/// Values of one field component at points, by 4-point Lagrange interpolation per axis inside
-/// the block that holds each point (ghost layers refilled first). The same answer on every rank;
-/// throws RefinementError for a point outside the domain. Collective.
-std::vector<double> interpolateField(RefinedEvolution &e, const std::string &field, unsigned component,
-                                     const std::vector<std::array<double, 3>> &points);
+/// Values of field components at points, by 4-point Lagrange interpolation per axis inside the
+/// block that holds each point (ghost layers refilled once first): one vector per component. The
+/// same answer on every rank; throws RefinementError for a point outside the domain. Collective.
+std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std::string &field,
+                                                  const std::vector<unsigned> &components,
+                                                  const std::vector<std::array<double, 3>> &points);
 
 /// Punctures followed by dx/dt = -beta(x) (Heun's method), as on the uniform grid.
 class RefinedPunctureTracker {
