@@ -124,6 +124,24 @@ public:
     }
     return out;
   }
+  /// The box [lo, hi) of global indices of `level` (it may cross the domain's faces) cut into
+  /// stretches that map into the domain and then along leaf boundaries: fn(pieces per axis, the
+  /// leaf or -1, the part in in-domain indices) for each part.
+  template <class Fn> void forEachPart(int level, const int64_t lo[3], const int64_t hi[3], Fn &&fn) const {
+    std::array<std::vector<Piece>, 3> pieces;
+    for (int a = 0; a < 3; ++a)
+      pieces[a] = splitAxis(lo[a], hi[a], spec_.pointsAt(level, a), spec_.periodic);
+    for (const Piece &px : pieces[0])
+      for (const Piece &py : pieces[1])
+        for (const Piece &pz : pieces[2]) {
+          const Piece *pc[3] = {&px, &py, &pz};
+          Box3 mapped;
+          for (int a = 0; a < 3; ++a)
+            mapped.lo[a] = pc[a]->mappedLo(), mapped.hi[a] = pc[a]->mappedHi();
+          for (const auto &[found, part] : decompose(level, mapped))
+            fn(pc, found, part);
+        }
+  }
   /// Whether two leaves' closed boxes meet (across periodic faces too).
   bool touches(size_t a, size_t b) const {
     const int level = std::max(leaves_[a].level, leaves_[b].level);
@@ -149,7 +167,8 @@ public:
       w.first = static_cast<int32_t>(I - from.first[a]);
       return w;
     }
-    const double u = (static_cast<double>(I) + 0.5) * std::ldexp(1.0, from.level - level) - 0.5 - static_cast<double>(from.first[a]);
+    const double u =
+        (static_cast<double>(I) + 0.5) * std::ldexp(1.0, from.level - level) - 0.5 - static_cast<double>(from.first[a]);
     const LagrangeWindow l = lagrangeWindow(u, n_, p_);
     w.first = l.first;
     w.points = static_cast<uint8_t>(l.points);
@@ -187,8 +206,8 @@ GhostFillPlan::GhostFillPlan(const ForestSpec &spec, const std::vector<Leaf> &le
     int64_t bufferId = -1;
     int64_t origin[3] = {0, 0, 0};
     struct Prolonged {
-      size_t box;   // in blocks_.boxes
-      size_t coarse; // the coarse leaf
+      size_t box;                                 // in blocks_.boxes
+      size_t coarse;                              // the coarse leaf
       std::array<std::vector<int64_t>, 3> mapped; // in-domain index per target point, per axis
     };
     std::vector<Prolonged> prolonged;
@@ -198,75 +217,69 @@ GhostFillPlan::GhostFillPlan(const ForestSpec &spec, const std::vector<Leaf> &le
           if (dx == 0 && dy == 0 && dz == 0)
             continue;
           const int d[3] = {dx, dy, dz};
-          std::array<std::vector<Piece>, 3> pieces;
+          int64_t lo[3], hi[3];
           for (int a = 0; a < 3; ++a) {
-            const int64_t lo = d[a] < 0 ? -g : d[a] == 0 ? 0 : n, hi = d[a] < 0 ? 0 : d[a] == 0 ? n : n + g;
-            pieces[a] = splitAxis(k.first[a] + lo, k.first[a] + hi, spec.pointsAt(level, a), spec.periodic);
+            lo[a] = k.first[a] + (d[a] < 0 ? -g : d[a] == 0 ? 0 : n);
+            hi[a] = k.first[a] + (d[a] < 0 ? 0 : d[a] == 0 ? n : n + g);
           }
-          for (const Piece &px : pieces[0])
-            for (const Piece &py : pieces[1])
-              for (const Piece &pz : pieces[2]) {
-                const Piece *pc[3] = {&px, &py, &pz};
-                Box3 mapped;
-                for (int a = 0; a < 3; ++a)
-                  mapped.lo[a] = pc[a]->mappedLo(), mapped.hi[a] = pc[a]->mappedHi();
-                for (const auto &[found, part] : plan.decompose(level, mapped)) {
-                  if (found < 0)
-                    throw RefinementError("internal: no leaf this rank sees holds a ghost point of a level-" +
-                                          std::to_string(level) + " block (the forest is not balanced or the ghost "
-                                          "layer is incomplete)");
-                  const size_t source = static_cast<size_t>(found);
-                  const int sourceLevel = leaves[source].level;
-                  FillBox box;
-                  box.target = static_cast<uint32_t>(b);
-                  box.source = static_cast<uint32_t>(source);
-                  Prolonged pro;
-                  for (int a = 0; a < 3; ++a) {
-                    // Target points of this part: the preimage of the mapped part.
-                    const int64_t tlo = pc[a]->constant ? pc[a]->lo : part.lo[a] - pc[a]->shift;
-                    const int64_t thi = pc[a]->constant ? pc[a]->hi : part.hi[a] - pc[a]->shift;
-                    box.lower[a] = static_cast<int32_t>(tlo - k.first[a]);
-                    box.extent[a] = static_cast<int32_t>(thi - tlo);
-                    for (int64_t t = tlo; t < thi; ++t) {
-                      const int64_t I = pc[a]->map(t);
-                      if (sourceLevel >= level) {
-                        box.windows[a].push_back(plan.inLeaf(source, level, a, I));
-                        continue;
-                      }
-                      pro.mapped[a].push_back(I);
-                      // Prolongation: centred window on the coarse lattice around the block.
-                      const int64_t unwrapped = pc[a]->constant ? I : t;
-                      if (bufferId < 0) {
-                        bufferId = static_cast<int64_t>(bufferSide_.size());
-                        bufferSide_.push_back(side);
-                        for (int c = 0; c < 3; ++c)
-                          origin[c] = k.first[c] / 2 - reach;
-                      }
-                      const double u = (static_cast<double>(unwrapped) + 0.5) / 2 - 0.5 - static_cast<double>(origin[a]);
-                      int first = static_cast<int>(std::floor(u - (p - 1) / 2.0 + 0.5));
-                      if (!spec.periodic) // stay inside the domain
-                        first = static_cast<int>(
-                            std::clamp<int64_t>(first, -origin[a], spec.pointsAt(level - 1, a) - origin[a] - p));
-                      first = std::clamp(first, 0, side - p);
-                      AxisWindow w;
-                      w.first = first;
-                      w.points = static_cast<uint8_t>(p);
-                      lagrangeWeightsAt(u, first, p, w.weights);
-                      box.windows[a].push_back(w);
-                    }
-                  }
-                  if (sourceLevel < level) {
-                    box.source = static_cast<uint32_t>(leaves.size() + static_cast<size_t>(bufferId));
-                    pro.box = blocks_.boxes.size();
-                    pro.coarse = source;
-                    prolonged.push_back(std::move(pro));
-                  }
-                  finishBox(box);
-                  (sourceLevel == level ? counts_.copied : sourceLevel > level ? counts_.restricted : counts_.prolonged) +=
-                      boxPoints(box);
-                  blocks_.boxes.push_back(std::move(box));
+          plan.forEachPart(level, lo, hi, [&](const Piece *const *pc, int64_t found, const Box3 &part) {
+            if (found < 0)
+              throw RefinementError("internal: no leaf this rank sees holds a ghost point of a level-" +
+                                    std::to_string(level) +
+                                    " block (the forest is not balanced or the ghost "
+                                    "layer is incomplete)");
+            const size_t source = static_cast<size_t>(found);
+            const int sourceLevel = leaves[source].level;
+            FillBox box;
+            box.target = static_cast<uint32_t>(b);
+            box.source = static_cast<uint32_t>(source);
+            Prolonged pro;
+            for (int a = 0; a < 3; ++a) {
+              // Target points of this part: the preimage of the mapped part.
+              const int64_t tlo = pc[a]->constant ? pc[a]->lo : part.lo[a] - pc[a]->shift;
+              const int64_t thi = pc[a]->constant ? pc[a]->hi : part.hi[a] - pc[a]->shift;
+              box.lower[a] = static_cast<int32_t>(tlo - k.first[a]);
+              box.extent[a] = static_cast<int32_t>(thi - tlo);
+              for (int64_t t = tlo; t < thi; ++t) {
+                const int64_t I = pc[a]->map(t);
+                if (sourceLevel >= level) {
+                  box.windows[a].push_back(plan.inLeaf(source, level, a, I));
+                  continue;
                 }
+                pro.mapped[a].push_back(I);
+                // Prolongation: centred window on the coarse lattice around the block.
+                const int64_t unwrapped = pc[a]->constant ? I : t;
+                if (bufferId < 0) {
+                  bufferId = static_cast<int64_t>(bufferSide_.size());
+                  bufferSide_.push_back(side);
+                  for (int c = 0; c < 3; ++c)
+                    origin[c] = k.first[c] / 2 - reach;
+                }
+                const double u = (static_cast<double>(unwrapped) + 0.5) / 2 - 0.5 - static_cast<double>(origin[a]);
+                int first = static_cast<int>(std::floor(u - (p - 1) / 2.0 + 0.5));
+                if (!spec.periodic) // stay inside the domain
+                  first = static_cast<int>(
+                      std::clamp<int64_t>(first, -origin[a], spec.pointsAt(level - 1, a) - origin[a] - p));
+                first = std::clamp(first, 0, side - p);
+                AxisWindow w;
+                w.first = first;
+                w.points = static_cast<uint8_t>(p);
+                lagrangeWeightsAt(u, first, p, w.weights);
+                box.windows[a].push_back(w);
               }
+            }
+            if (sourceLevel < level) {
+              box.source = static_cast<uint32_t>(leaves.size() + static_cast<size_t>(bufferId));
+              pro.box = blocks_.boxes.size();
+              pro.coarse = source;
+              prolonged.push_back(std::move(pro));
+            }
+            finishBox(box);
+            (sourceLevel == level  ? counts_.copied
+             : sourceLevel > level ? counts_.restricted
+                                   : counts_.prolonged) += boxPoints(box);
+            blocks_.boxes.push_back(std::move(box));
+          });
         }
     // The coarse buffer: the points the prolongation windows read (covered by disjoint boxes),
     // cut along leaf boundaries; each part copied from a coarse leaf or restricted from a finer
@@ -326,41 +339,32 @@ GhostFillPlan::GhostFillPlan(const ForestSpec &spec, const std::vector<Leaf> &le
           cover.push_back(c);
         }
     for (const Box3 &r : cover) {
-      std::array<std::vector<Piece>, 3> pieces;
+      int64_t lo[3], hi[3];
       for (int a = 0; a < 3; ++a)
-        pieces[a] = splitAxis(origin[a] + r.lo[a], origin[a] + r.hi[a], spec.pointsAt(level - 1, a), spec.periodic);
-      for (const Piece &px : pieces[0])
-        for (const Piece &py : pieces[1])
-          for (const Piece &pz : pieces[2]) {
-            const Piece *pc[3] = {&px, &py, &pz};
-            Box3 mapped;
-            for (int a = 0; a < 3; ++a)
-              mapped.lo[a] = pc[a]->mappedLo(), mapped.hi[a] = pc[a]->mappedHi();
-            for (const auto &[found, part] : plan.decompose(level - 1, mapped)) {
-              int64_t tlo[3], thi[3];
-              for (int a = 0; a < 3; ++a)
-                tlo[a] = part.lo[a] - pc[a]->shift - origin[a], thi[a] = part.hi[a] - pc[a]->shift - origin[a];
-              if (found < 0 || !plan.touches(b, static_cast<size_t>(found))) {
-                for (int64_t x = tlo[0]; x < thi[0]; ++x)
-                  for (int64_t y = tlo[1]; y < thi[1]; ++y)
-                    for (int64_t z = tlo[2]; z < thi[2]; ++z)
-                      mask[at(x, y, z)] = 3;
-                continue;
-              }
-              FillBox c;
-              c.target = static_cast<uint32_t>(bufferId);
-              c.source = static_cast<uint32_t>(found);
-              for (int a = 0; a < 3; ++a) {
-                c.lower[a] = static_cast<int32_t>(tlo[a]);
-                c.extent[a] = static_cast<int32_t>(thi[a] - tlo[a]);
-                for (int64_t t = tlo[a]; t < thi[a]; ++t)
-                  c.windows[a].push_back(
-                      plan.inLeaf(static_cast<size_t>(found), level - 1, a, pc[a]->map(t + origin[a])));
-              }
-              finishBox(c);
-              coarse_.boxes.push_back(std::move(c));
-            }
-          }
+        lo[a] = origin[a] + r.lo[a], hi[a] = origin[a] + r.hi[a];
+      plan.forEachPart(level - 1, lo, hi, [&](const Piece *const *pc, int64_t found, const Box3 &part) {
+        int64_t tlo[3], thi[3];
+        for (int a = 0; a < 3; ++a)
+          tlo[a] = part.lo[a] - pc[a]->shift - origin[a], thi[a] = part.hi[a] - pc[a]->shift - origin[a];
+        if (found < 0 || !plan.touches(b, static_cast<size_t>(found))) {
+          for (int64_t x = tlo[0]; x < thi[0]; ++x)
+            for (int64_t y = tlo[1]; y < thi[1]; ++y)
+              for (int64_t z = tlo[2]; z < thi[2]; ++z)
+                mask[at(x, y, z)] = 3;
+          return;
+        }
+        FillBox c;
+        c.target = static_cast<uint32_t>(bufferId);
+        c.source = static_cast<uint32_t>(found);
+        for (int a = 0; a < 3; ++a) {
+          c.lower[a] = static_cast<int32_t>(tlo[a]);
+          c.extent[a] = static_cast<int32_t>(thi[a] - tlo[a]);
+          for (int64_t t = tlo[a]; t < thi[a]; ++t)
+            c.windows[a].push_back(plan.inLeaf(static_cast<size_t>(found), level - 1, a, pc[a]->map(t + origin[a])));
+        }
+        finishBox(c);
+        coarse_.boxes.push_back(std::move(c));
+      });
     }
     for (size_t q = 0; q < prolonged.size(); ++q) {
       const Box3 &r = needed[q];

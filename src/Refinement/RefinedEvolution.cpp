@@ -164,7 +164,6 @@ void RefinedEvolution::planFill() {
   for (size_t c = 0; c < plan_->coarseBufferCount(); ++c)
     bufferValues += static_cast<size_t>(dof_) * static_cast<size_t>(std::pow(plan_->coarseBufferSide(c), 3));
   coarseValues_.assign(bufferValues, 0.0);
-  const int64_t e = n + 2 * g;
   layers_.clear();
   for (size_t b = 0; b < blocks_.size(); ++b) {
     const Block &k = blocks_[b];
@@ -191,9 +190,6 @@ void RefinedEvolution::planFill() {
           r.block = static_cast<uint32_t>(b);
           r.index = k.index(i, j, kk);
           r.inverseRadius = 1 / radius;
-          r.stride[0] = static_cast<int32_t>(e * e);
-          r.stride[1] = static_cast<int32_t>(e);
-          r.stride[2] = 1;
           layers_.push_back(r);
         }
   }
@@ -286,12 +282,12 @@ void RefinedEvolution::applyRadiative() {
       const size_t d = static_cast<size_t>(f.offset) + c;
       const double far = farValues_[d], speed = speeds_[d];
       for (const LayerPoint &r : layers_) {
-        const Block &k = blocks_[r.block];
-        const size_t at = c * static_cast<size_t>(k.extent() * k.extent() * k.extent()) + r.index;
+        const int64_t e = blocks_[r.block].extent(), stride[3] = {e * e, e, 1};
+        const size_t at = c * static_cast<size_t>(e * e * e) + r.index;
         const double *u = state[r.block] + at;
         double radial = 0;
         for (int a = 0; a < 3; ++a) {
-          const int64_t s1 = r.stride[a];
+          const int64_t s1 = stride[a];
           const int dir = r.direction[a];
           radial += r.slope[a] * (dir == 0 ? u[s1] - u[-s1] : dir * (-3 * u[0] + 4 * u[dir * s1] - u[2 * dir * s1]));
         }

@@ -130,7 +130,6 @@ private:
     double slope[3] = {0, 0, 0};
     double inverseRadius = 0;
     int8_t direction[3] = {0, 0, 0};
-    int32_t stride[3] = {0, 0, 0};
   };
 
   MPI_Comm comm_;
