@@ -29,6 +29,19 @@ using namespace tensorium_mlir::refinement;
 
 namespace {
 
+/// A brick of roots^3 root blocks of edge rootWidth from `lower`, blocks of n^3 points.
+ForestSpec forest(std::array<double, 3> lower, double rootWidth, std::array<int, 3> roots, int n, int maxLevel,
+                  bool periodic) {
+  ForestSpec f;
+  f.lower = lower;
+  f.rootWidth = rootWidth;
+  f.roots = roots;
+  f.periodic = periodic;
+  f.blockPoints = n;
+  f.maxLevel = maxLevel;
+  return f;
+}
+
 using Field3 = std::function<double(const std::array<double, 3> &)>;
 
 /// Max |phi - f| over interior points (interior = true) or over ghost points whose unwrapped
@@ -74,11 +87,7 @@ void setFields(RefinedEvolution &e, const Field3 &phi, const Field3 &pi) {
 int checkFill(const KernelModuleTables &tables, int rank, MPI_Comm comm) {
   RefinedEvolution::Options o;
   o.params = {1.0};
-  o.forest.lower = {-1, -1, -1};
-  o.forest.rootWidth = 0.5;
-  o.forest.roots = {4, 4, 4};
-  o.forest.blockPoints = 8;
-  o.forest.maxLevel = 2;
+  o.forest = forest({-1, -1, -1}, 0.5, {4, 4, 4}, 8, 2, false);
   o.regions = {{{0.1, 0.2, -0.1}, 0.45, 1}, {{0.1, 0.2, -0.1}, 0.2, 2}};
   o.interpolationPoints = 6;
   RefinedEvolution e(comm, tables, o);
@@ -170,12 +179,7 @@ WaveRun runWave(const KernelModuleTables &tables, int n, bool refined, double T,
   RefinedEvolution::Options o;
   o.interpolationPoints = interpolationPoints;
   o.params = {1.0};
-  o.forest.lower = {-2, -2, -2};
-  o.forest.rootWidth = 2;
-  o.forest.roots = {2, 2, 2};
-  o.forest.periodic = true;
-  o.forest.blockPoints = n;
-  o.forest.maxLevel = refined ? 1 : 0;
+  o.forest = forest({-2, -2, -2}, 2, {2, 2, 2}, n, refined ? 1 : 0, true);
   // The root block [0, 2]^3 refined: its children all meet the sphere. Moving: a sphere that
   // follows the pulse from x = -1, regridded every 4 steps (the root blocks it meets refined).
   auto sphere = [&](double t) {
@@ -371,12 +375,7 @@ GaugeRun runGaugeWave(const KernelModuleTables &tables, int n, bool refined, dou
   RefinedEvolution::Options o;
   o.params = {0.0, 0.0, koSigma, 0.0}; // eta, shift_driver, ko_sigma, shift_advect
   o.interpolationPoints = points;
-  o.forest.lower = {-0.5, -0.25, -0.25};
-  o.forest.rootWidth = 0.5;
-  o.forest.roots = {2, 1, 1};
-  o.forest.periodic = true;
-  o.forest.blockPoints = n;
-  o.forest.maxLevel = refined ? 1 : 0;
+  o.forest = forest({-0.5, -0.25, -0.25}, 0.5, {2, 1, 1}, n, refined ? 1 : 0, true);
   if (refined)
     o.regions = {{{0.25, 0, 0}, 0.1, 1}};
   RefinedEvolution e(comm, tables, o);
@@ -515,11 +514,7 @@ int punctureRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, int n
   RefinedEvolution::Options o;
   o.params = {2.0, 1.0, 0.75, 0.1, 1.0}; // eta, slicing, shift_driver, ko_sigma, shift_advect
   o.radiative = distributed::bssnEvolutionOptions(ro).radiative;
-  o.forest.lower = {-extent, -extent, -extent};
-  o.forest.rootWidth = extent;
-  o.forest.roots = {2, 2, 2};
-  o.forest.blockPoints = n;
-  o.forest.maxLevel = levels;
+  o.forest = forest({-extent, -extent, -extent}, extent, {2, 2, 2}, n, levels, false);
   o.interpolationPoints = interpolationPoints;
   std::vector<double> radii;
   for (int l = 1; l <= levels; ++l)
@@ -617,11 +612,7 @@ int checkRefusals(const KernelModuleTables &tables, int rank, MPI_Comm comm) {
   for (const Case &c : cases) {
     RefinedEvolution::Options o;
     o.params = {1.0};
-    o.forest.lower = {-1, -1, -1};
-    o.forest.rootWidth = 1;
-    o.forest.roots = {2, 2, 2};
-    o.forest.blockPoints = 8;
-    o.forest.maxLevel = 2;
+    o.forest = forest({-1, -1, -1}, 1, {2, 2, 2}, 8, 2, false);
     o.regions = {{{0, 0, 0}, 0.3, 1}};
     c.change(o);
     std::string message;
@@ -646,11 +637,7 @@ int checkRefusals(const KernelModuleTables &tables, int rank, MPI_Comm comm) {
 int dumpMovingRun(const KernelModuleTables &tables, int rank, MPI_Comm comm, const std::string &out) {
   RefinedEvolution::Options o;
   o.params = {1.0};
-  o.forest.lower = {-2, -2, -2};
-  o.forest.rootWidth = 2;
-  o.forest.roots = {2, 2, 2};
-  o.forest.blockPoints = 8;
-  o.forest.maxLevel = 2;
+  o.forest = forest({-2, -2, -2}, 2, {2, 2, 2}, 8, 2, false);
   auto regions = [](double t) {
     const std::array<double, 3> c{-0.6 + 0.5 * t, 0.1, -0.05};
     return std::vector<RefinementRegion>{{c, 0.8, 1}, {c, 0.4, 2}};
