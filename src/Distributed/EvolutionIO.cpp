@@ -20,12 +20,6 @@ namespace tensorium_mlir::distributed {
 
 namespace {
 
-/// Hexadecimal floating point: exact in both directions.
-std::string exact(double v) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%a", v);
-  return buffer;
-}
 
 /// Closes an HDF5 file whose write failed (as on a full disk). HDF5 cannot close such a file
 /// while its final flush has no space, and a failed close leaves it in a state that crashes
@@ -108,21 +102,6 @@ std::string readString(PetscViewer v, const char *parent, const char *name) {
   return out;
 }
 
-/// A 64-bit mix (the finaliser of splitmix64): every input bit affects every output bit.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-uint64_t textHash(const std::string &text) {
-  uint64_t h = mix(text.size());
-  for (unsigned char c : text)
-    h = mix(h ^ c);
-  return h;
-}
 
 /// Checksum of a checkpoint: the state as a sum over its values of a hash of (global natural
 /// index, bits), so that it is the same for every domain decomposition (the sum wraps modulo
@@ -159,7 +138,40 @@ std::string checkpointAttributes(const std::string &layout, const std::string &t
   return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
 }
 
-/// Why rank 0 cannot read `path` as an HDF5 file ("" when it can); every rank gets the answer.
+
+/// The lines of two layouts that differ.
+std::string layoutDifference(const std::string &file, const std::string &run) {
+  std::istringstream a(file), b(run);
+  std::string out;
+  for (std::string la, lb; static_cast<bool>(std::getline(a, la)) | static_cast<bool>(std::getline(b, lb));)
+    if (la != lb)
+      out += "\n  file: " + la + "\n  run:  " + lb;
+  return out;
+}
+
+} // namespace
+
+std::string exact(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%a", v);
+  return buffer;
+}
+
+uint64_t mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t textHash(const std::string &text) {
+  uint64_t h = mix(text.size());
+  for (unsigned char c : text)
+    h = mix(h ^ c);
+  return h;
+}
+
 std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -174,18 +186,6 @@ std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
   broadcastText(problem, comm);
   return problem;
 }
-
-/// The lines of two layouts that differ.
-std::string layoutDifference(const std::string &file, const std::string &run) {
-  std::istringstream a(file), b(run);
-  std::string out;
-  for (std::string la, lb; static_cast<bool>(std::getline(a, la)) | static_cast<bool>(std::getline(b, lb));)
-    if (la != lb)
-      out += "\n  file: " + la + "\n  run:  " + lb;
-  return out;
-}
-
-} // namespace
 
 ProgressTable::ProgressTable(MPI_Comm comm, std::string path, std::string what)
     : comm_(comm), path_(std::move(path)), what_(std::move(what)) {
@@ -373,9 +373,9 @@ bool SnapshotWriter::writeXdmf(const DistributedEvolution &e, const std::string 
       << "    <Time Value=\"" << time << "\"/>\n"
       << "    <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims.str() << "\"/>\n"
       << "    <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << "     <DataItem Dimensions=\"3\" Format=\"XML\">" << g.lower[2] << " " << g.lower[1] << " " << g.lower[0]
+      << "     <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << g.lower[2] << " " << g.lower[1] << " " << g.lower[0]
       << "</DataItem>\n"
-      << "     <DataItem Dimensions=\"3\" Format=\"XML\">" << g.spacing[2] << " " << g.spacing[1] << " " << g.spacing[0]
+      << "     <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << g.spacing[2] << " " << g.spacing[1] << " " << g.spacing[0]
       << "</DataItem>\n    </Geometry>\n";
     auto attribute = [&](const std::string &name, int offset, int count) {
       x << "    <Attribute Name=\"" << name << "\" Center=\"Node\" AttributeType=\"" << (count == 3 ? "Vector" : "Scalar")

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace tensorium_mlir::refinement {
 
@@ -111,6 +112,8 @@ struct BlockForest::Impl {
   p8est_t *forest = nullptr;
   p8est_ghost_t *ghost = nullptr;
   std::vector<std::array<int64_t, 3>> treeOrigin; // brick position of each tree
+  // Rebuilding from a leaf list: every strict ancestor of a listed leaf (level, block index).
+  std::set<std::array<int64_t, 4>> ancestors;
 
   // Regridding state, live only inside adapt().
   std::vector<std::vector<double>> slots;
@@ -144,6 +147,13 @@ int refineCallback(p8est_t *p, p4est_topidx_t tree, p8est_quadrant_t *q) {
   auto *impl = static_cast<BlockForest::Impl *>(p->user_pointer);
   const Leaf l = impl->leafOf(tree, q, impl->owner->spec().blockPoints);
   return q->level < impl->owner->requiredLevel(l.lowerRoot(), l.widthRoot()) ? 1 : 0;
+}
+
+int refineToLeavesCallback(p8est_t *p, p4est_topidx_t tree, p8est_quadrant_t *q) {
+  auto *impl = static_cast<BlockForest::Impl *>(p->user_pointer);
+  const int n = impl->owner->spec().blockPoints;
+  const Leaf l = impl->leafOf(tree, q, n);
+  return impl->ancestors.count({l.level, l.first[0] / n, l.first[1] / n, l.first[2] / n}) ? 1 : 0;
 }
 
 int coarsenCallback(p8est_t *p, p4est_topidx_t tree, p8est_quadrant_t *children[]) {
@@ -240,6 +250,53 @@ BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<Refi
   p8est_balance(impl_->forest, P8EST_CONNECT_FULL, nullptr);
   p8est_partition_ext(impl_->forest, 1, nullptr);
   rebuildLeaves();
+}
+
+BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions,
+                         std::span<const Leaf> leaves)
+    : comm_(comm), spec_(spec), regions_(std::move(regions)), impl_(std::make_unique<Impl>()) {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  initializeLibraries(comm_);
+  impl_->owner = this;
+  const int n = spec_.blockPoints;
+  // Every rank holds the same list: a leaf that cannot belong to the spec is refused everywhere.
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const Leaf &l = leaves[i];
+    bool fits = l.level >= 0 && l.level <= spec_.maxLevel;
+    for (int a = 0; a < 3 && fits; ++a)
+      fits = l.first[a] >= 0 && l.first[a] % n == 0 && l.first[a] < spec_.pointsAt(l.level, a);
+    if (!fits)
+      throw RefinementError("leaf " + std::to_string(i) + " (level " + std::to_string(l.level) +
+                            ") does not lie on this grid's levels and blocks");
+    for (int m = 0; m < l.level; ++m) {
+      const int shift = l.level - m;
+      impl_->ancestors.insert({m, (l.first[0] / n) >> shift, (l.first[1] / n) >> shift, (l.first[2] / n) >> shift});
+    }
+  }
+  impl_->connectivity = p8est_connectivity_new_brick(spec_.roots[0], spec_.roots[1], spec_.roots[2], spec_.periodic,
+                                                     spec_.periodic, spec_.periodic);
+  const p8est_connectivity_t *c = impl_->connectivity;
+  for (p4est_topidx_t t = 0; t < c->num_trees; ++t) {
+    const double *v = c->vertices + 3 * c->tree_to_vertex[8 * t];
+    impl_->treeOrigin.push_back({std::llround(v[0]), std::llround(v[1]), std::llround(v[2])});
+  }
+  impl_->forest = p8est_new_ext(comm_, impl_->connectivity, 0, 0, 1, sizeof(int64_t), nullptr, impl_.get());
+  p8est_refine_ext(impl_->forest, 1, spec_.maxLevel, refineToLeavesCallback, nullptr, nullptr);
+  impl_->ancestors.clear();
+  p8est_balance(impl_->forest, P8EST_CONNECT_FULL, nullptr);
+  p8est_partition_ext(impl_->forest, 1, nullptr);
+  rebuildLeaves();
+  // The forest must hold exactly the listed leaves (balance may not have added any).
+  int same = globalCount_ == static_cast<int64_t>(leaves.size()) ? 1 : 0;
+  for (size_t i = 0; same && i < localCount_; ++i) {
+    const Leaf &want = leaves[static_cast<size_t>(globalOffset_) + i], &got = leaves_[i];
+    same = want.level == got.level && want.first == got.first;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, comm_);
+  if (!same)
+    throw RefinementError("the " + std::to_string(leaves.size()) +
+                          " leaves listed are not the leaves of a 2:1-balanced forest on this grid (in forest order)");
 }
 
 BlockForest::~BlockForest() = default;

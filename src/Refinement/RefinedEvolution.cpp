@@ -65,7 +65,8 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
     MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, comm_);
     double available = runtime::availableMemoryBytes();
     MPI_Bcast(&available, 1, MPI_DOUBLE, 0, comm_);
-    const double leaves = estimatedLeaves(options_.forest, options_.regions);
+    const double leaves = options_.leaves.empty() ? estimatedLeaves(options_.forest, options_.regions)
+                                                  : static_cast<double>(options_.leaves.size());
     if (leaves * perBlock > available * leaders) {
       char text[320];
       std::snprintf(text, sizeof text,
@@ -76,7 +77,10 @@ RefinedEvolution::RefinedEvolution(MPI_Comm comm, const KernelModuleTables &modu
       throw RefinementError(text);
     }
   }
-  forest_ = std::make_unique<BlockForest>(comm_, options_.forest, options_.regions);
+  forest_ = options_.leaves.empty()
+                ? std::make_unique<BlockForest>(comm_, options_.forest, options_.regions)
+                : std::make_unique<BlockForest>(comm_, options_.forest, options_.regions, options_.leaves);
+  std::vector<Leaf>().swap(options_.leaves); // the forest holds them now
   memoryEstimate_ = static_cast<double>(forest_->localCount()) * perBlock;
   double nodeEstimate = 0;
   MPI_Comm node;
@@ -112,6 +116,32 @@ double *RefinedEvolution::packBlock(const Block &k, double *out) const {
   return out;
 }
 
+const double *RefinedEvolution::unpackBlock(const double *in, Block &k) const {
+  const int n = k.n;
+  const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
+  for (const EvolvedField &f : fields_) {
+    double *x = k.storage->buffer(f.name).data();
+    for (unsigned c = 0; c < f.components; ++c)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j, in += n)
+          std::copy_n(in, n, x + c * points + k.index(i, j, 0));
+  }
+  return in;
+}
+
+void RefinedEvolution::setLocalState(std::span<const double> values, double time, long step) {
+  const size_t n = static_cast<size_t>(options_.forest.blockPoints);
+  if (values.size() != blocks_.size() * static_cast<size_t>(dof_) * n * n * n)
+    throw RefinementError("a state of " + std::to_string(values.size()) + " values for " +
+                          std::to_string(blocks_.size()) + " local blocks of " + std::to_string(dof_) + " x " +
+                          std::to_string(n) + "^3");
+  const double *p = values.data();
+  for (Block &k : blocks_)
+    p = unpackBlock(p, k);
+  time_ = time;
+  step_ = step;
+}
+
 const EvolvedField &RefinedEvolution::field(const std::string &name) const {
   for (const EvolvedField &f : fields_)
     if (f.name == name)
@@ -138,18 +168,8 @@ void RefinedEvolution::buildBlocks(const std::vector<double> *payload) {
     }
     k.storage = std::make_unique<runtime::GeneratedHostStorage>(module_.tables,
                                                                 runtime::GridShape{k.extent(), k.extent(), k.extent()});
-    if (payload) {
-      const double *p = payload->data() + b * interior * static_cast<size_t>(dof_);
-      for (const EvolvedField &f : fields_) {
-        std::span<double> x = k.storage->buffer(f.name);
-        const size_t points = static_cast<size_t>(k.extent() * k.extent() * k.extent());
-        for (unsigned c = 0; c < f.components; ++c, p += interior)
-          for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-              std::copy_n(p + (static_cast<size_t>(i) * n + static_cast<size_t>(j)) * n, n,
-                          x.data() + c * points + k.index(i, j, 0));
-      }
-    }
+    if (payload)
+      unpackBlock(payload->data() + b * interior * static_cast<size_t>(dof_), k);
   }
   start_.assign(blocks_.size(), std::vector<double>(interior * static_cast<size_t>(dof_)));
   accumulated_.assign(blocks_.size(), std::vector<double>(interior * static_cast<size_t>(dof_)));
@@ -411,7 +431,7 @@ void RefinedEvolution::checkFinite() const {
   MPI_Bcast(found.data(), length, MPI_CHAR, first, comm_);
   char text[512];
   std::snprintf(text, sizeof text, "the state turned non-finite at t = %.6g (step %ld): %s", time_, step_, found.c_str());
-  throw RefinementError(text);
+  throw NonFiniteRefinedState(text);
 }
 
 std::vector<double> RefinedEvolution::packState() const {

@@ -2,6 +2,8 @@
 // a PETSc-distributed grid (run it under mpirun for several ranks), with constraint monitoring,
 // puncture tracking, HDF5/XDMF snapshots and checkpoint/restart; or any other system a fixture
 // declares (its initial data, boundaries, parameters and constraints from the module's tables).
+// With --refine-radii the BSSN run goes on a refined grid of blocks (p4est) whose finer levels
+// follow the tracked punctures.
 #include "command_line.h"
 #include "module_toolchain.h"
 #include "option_file.h"
@@ -16,6 +18,7 @@
 #include "tensorium_mlir/Distributed/SystemRun.h"
 #include "tensorium_mlir/Distributed/TwoPunctureBroadcast.h"
 #include "tensorium_mlir/Physics/TwoPunctureHandoff.h"
+#include "tensorium_mlir/Refinement/RefinedRun.h"
 #include "tensorium_mlir/Runtime/MemoryBudget.h"
 #include "tensorium_mlir/Support/InputFile.h"
 
@@ -60,6 +63,12 @@ struct Options {
   std::string runFile;                  // RUN.toml: options as keys (the command line wins)
   std::vector<std::array<double, 4>> horizonGuesses; // --horizon-guess X,Y,Z,R
   std::string advection;                // --advection: the evolution fixture's advect() stencils
+  // Mesh refinement (BSSN runs): radii of the finer levels about every tracked point.
+  std::vector<double> refineRadii;
+  int blockPoints = 16;
+  long regridEvery = 8;
+  std::vector<std::string> refinementOptions; // given options that need --refine-radii
+  bool integratorGiven = false;
 };
 
 /// `name = value` lines of a TOML parameter file (numbers only).
@@ -183,6 +192,7 @@ CommandLine commandLine(Options &o) {
       .option("--cfl", "C", "dt = C h, in (0, 1] (default 0.25)", anyNumber(o.run.cfl, "--cfl"))
       .option("--integrator", "NAME", "rk4 (default) or ssprk3",
               [&o](const std::string &v) {
+                o.integratorGiven = v != "rk4";
                 if (v == "rk4")
                   o.integrator = TimeIntegrator::RK4;
                 else if (v == "ssprk3")
@@ -202,6 +212,31 @@ CommandLine commandLine(Options &o) {
               "constraint norms only over |x|, |y|, |z| <= R: a region fixed in physical units,\n"
               "the same on every grid (default: all points two ghost widths from the faces)",
               bssn("--norm-box", [&o](const std::string &v) { o.run.normBox = parseNumber("--norm-box", v); }))
+      .group("mesh refinement (BSSN runs; docs/refinement.md)")
+      .option("--refine-radii", "R1,R2,...",
+              "finer levels about every tracked point: level l (spacing h / 2^l) covers r < R_l,\n"
+              "radii decreasing; the coarsest level is --resolution on [-L, L]^3 (default: no refinement)",
+              bssn("--refine-radii", [&o](const std::string &v) {
+                o.refineRadii.clear();
+                for (const std::string &r : splitList("--refine-radii", v, 1, 20)) {
+                  const double radius = parseNumber("--refine-radii", r);
+                  if (!(radius > 0) || (!o.refineRadii.empty() && !(radius < o.refineRadii.back())))
+                    throw UsageError("--refine-radii must be positive and decreasing, got '" + v + "'");
+                  o.refineRadii.push_back(radius);
+                }
+              }))
+      .option("--block-size", "N",
+              "points per edge of the refined grid's blocks: a multiple of 4 that divides --resolution\n"
+              "(default 16; 32 costs less per point for BSSN, docs/refinement.md)",
+              bssn("--block-size", [&o](const std::string &v) {
+                o.blockPoints = static_cast<int>(parseInteger("--block-size", v, 4, 128));
+                o.refinementOptions.push_back("--block-size");
+              }))
+      .option("--regrid-every", "K", "move the finer levels with the tracked points every K steps (default 8)",
+              bssn("--regrid-every", [&o](const std::string &v) {
+                o.regridEvery = parseInteger("--regrid-every", v, 1, 1L << 40);
+                o.refinementOptions.push_back("--regrid-every");
+              }))
       .group("output")
       .option("--monitor-every", "K", "progress line every K steps (default 1)",
               [&o](const std::string &v) { o.run.monitorEvery = parseInteger("--monitor-every", v, 1, 1L << 40); })
@@ -321,6 +356,19 @@ void checkOptions(Options &o) {
       throw UsageError("restart file '" + o.restart + "' cannot be read: " + problem);
   if (!o.tracksGiven && o.initialData.empty())
     o.tracks = {{o.punctures.b, 0, 0}, {-o.punctures.b, 0, 0}};
+  if (o.refineRadii.empty() && !o.refinementOptions.empty())
+    throw UsageError(o.refinementOptions.front() + " needs --refine-radii (a refined grid)");
+  if (!o.refineRadii.empty()) {
+    if (o.grid % o.blockPoints != 0)
+      throw UsageError("--block-size " + std::to_string(o.blockPoints) + " must divide --resolution " +
+                       std::to_string(o.grid) + " (the coarsest level is made of whole blocks)");
+    if (o.tracks.empty())
+      throw UsageError("--refine-radii refines about tracked points: give --track x,y,z");
+    if (o.integratorGiven)
+      throw UsageError("the refined grid steps with rk4 only");
+    if (o.run.horizons.every > 0 || o.run.waves.every > 0 || !o.run.profileFile.empty())
+      throw UsageError("--horizons-every, --extract-every and --profile do not run on the refined grid yet");
+  }
   if ((!o.run.waves.radii.empty() || !o.run.waves.modesTable.empty() || !o.run.waves.integralsTable.empty()) &&
       o.run.waves.every == 0)
     throw UsageError("--extract-radii, --waves and --adm-integrals need --extract-every K");
@@ -438,6 +486,69 @@ int runSystem(const Options &o, const runtime::KernelModule &module, int rank) {
   return 0;
 }
 
+/// A BSSN run on the refined grid: the coarsest level is the uniform grid's (--resolution on
+/// [-L, L]^3, cell-centred), made of blocks; finer levels about the tracked points.
+int runRefined(const Options &o, const runtime::KernelModule &evolution, const runtime::KernelModule &constraints,
+               const runtime::KernelModule &initialModule, int rank) {
+  using namespace tensorium_mlir::refinement;
+  MPI_Comm comm = PETSC_COMM_WORLD;
+  const BssnRunOptions bssn{o.grid, o.extent, o.ghost, o.eta, o.koSigma, o.integrator, o.floors};
+  RefinedEvolution::Options ro;
+  ro.params = bssnParameters(describeSystem(systemModule(evolution)), bssn);
+  ro.radiative = bssnEvolutionOptions(bssn).radiative;
+  ro.ghostWidth = o.ghost;
+  const int roots = static_cast<int>(o.grid / o.blockPoints);
+  ro.forest.lower = {-o.extent, -o.extent, -o.extent};
+  ro.forest.rootWidth = 2 * o.extent / roots;
+  ro.forest.roots = {roots, roots, roots};
+  ro.forest.blockPoints = o.blockPoints;
+  ro.forest.maxLevel = static_cast<int>(o.refineRadii.size());
+  const RefinementSchedule schedule{o.refineRadii, o.regridEvery};
+  std::vector<std::array<double, 3>> positions = o.tracks;
+  std::optional<RefinedCheckpoint> checkpoint;
+  if (!o.restart.empty()) {
+    checkpoint = readRefinedCheckpoint(comm, o.restart);
+    positions = trackedPointsOf(*checkpoint, o.restart, o.tracks.size(), schedule);
+    ro.leaves = checkpoint->leaves;
+  }
+  std::unique_ptr<RefinedEvolution> engine;
+  try {
+    ro.regions = regionsAround(positions, o.refineRadii);
+    engine = std::make_unique<RefinedEvolution>(comm, moduleTables(evolution), ro);
+  } catch (const RefinementError &e) { // sizes, levels, regions, memory: the settings cannot run
+    throw UsageError(e.what());
+  }
+  RefinedEvolution &e = *engine;
+  installBssnHooks(e, o.floors);
+  RefinedConstraintMonitor monitor(e, moduleTables(constraints));
+  RefinedPunctureTracker tracker(positions);
+  if (checkpoint) {
+    loadRefinedCheckpoint(e, o.restart, *checkpoint);
+    if (rank == 0)
+      std::printf("restarted from %s at t = %.6f, step %ld\n", o.restart.c_str(), e.time(), e.stepNumber());
+  } else if (!o.initialData.empty()) {
+    const KernelModuleTables initial = moduleTables(initialModule);
+    e.initialize([&](runtime::UniformGridStorage &s, const Block &k) {
+      writeExactData(initial, o.initialParams, o.order, s, blockLattice(k));
+    });
+    if (rank == 0)
+      std::printf("initial data from %s\n", o.initialData.c_str());
+  } else {
+    const tensorium_module_tables &t = initialModule.tables();
+    if (t.spectral_kernel_count < 1)
+      throw DistributedError("the two-puncture module has no spectral residual kernel");
+    const physics::TwoPunctureSolution solution =
+        solveTwoPuncturesOnRoot(comm, &t.spectral_kernels[0], o.punctures, o.solver);
+    if (rank == 0)
+      std::printf("two punctures: b = %g, m = (%g, %g), M_ADM = %.10f (%d Newton iterations on rank 0, broadcast)\n",
+                  o.punctures.b, o.punctures.m1, o.punctures.m2, solution.admMass(), solution.result().iterations);
+    e.initialize([&](runtime::UniformGridStorage &s, const Block &k) { writeTwoPunctureData(solution, s, blockLattice(k)); });
+  }
+  RefinedRunSettings settings{o.run, schedule};
+  runRefinedEvolution(e, monitor, tracker, settings, checkpoint.has_value());
+  return 0;
+}
+
 int run(int argc, char **argv, int rank) {
   Options o;
   if (!parse(argc, argv, o, rank))
@@ -479,6 +590,8 @@ int run(int argc, char **argv, int rank) {
   }
   const std::unique_ptr<runtime::KernelModule> initialModule =
       catalog.load(o.initialData.empty() ? fixtures + "elliptic/two_puncture_hamiltonian_3d.tn" : o.initialData, 0);
+  if (!o.refineRadii.empty())
+    return runRefined(o, evolution, constraints, *initialModule, rank);
 
   // The BSSN run is a system with hooks: data from the exact slice or the two-puncture solve
   // (made after the engine, whose memory check comes first), the inverse conformal metric and

@@ -5,11 +5,22 @@
 // of ranks, restarts from bit for bit.
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace tensorium_mlir::distributed {
+
+// Pieces every evolution file format shares (the uniform grid's here, the refined grid's in
+// src/Refinement).
+/// Hexadecimal floating point ("%a"): exact in both directions.
+std::string exact(double v);
+/// A 64-bit mix (the finaliser of splitmix64): every input bit affects every output bit.
+uint64_t mix(uint64_t x);
+uint64_t textHash(const std::string &text);
+/// Why rank 0 cannot read `path` as an HDF5 file ("" when it can); every rank gets the answer.
+std::string restartFileProblem(MPI_Comm comm, const std::string &path);
 
 /// A CSV table of a run's progress that rank 0 writes under PATH.partial and moves to PATH when
 /// the run finishes, so that a table under its final name is complete. Every call is

@@ -73,6 +73,11 @@ double estimatedLeaves(const ForestSpec &spec, std::span<const RefinementRegion>
 class BlockForest {
 public:
   BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions);
+  /// The forest whose leaves are exactly `leaves` (all of them, in global order, as a checkpoint
+  /// stores them), partitioned for this communicator; `regions` are kept for the next adapt().
+  /// Throws RefinementError on every rank when they are not the leaves of a balanced forest of
+  /// `spec`.
+  BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions, std::span<const Leaf> leaves);
   ~BlockForest();
   BlockForest(const BlockForest &) = delete;
   BlockForest &operator=(const BlockForest &) = delete;

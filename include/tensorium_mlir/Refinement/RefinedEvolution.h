@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ namespace tensorium_mlir::refinement {
 using distributed::EvolvedField;
 using distributed::KernelModuleTables;
 using distributed::RadiativeCondition;
+
+/// The state turned non-finite; the message names the time, step, field, point and level.
+class NonFiniteRefinedState : public RefinementError {
+public:
+  using RefinementError::RefinementError;
+};
 
 /// A local block: its leaf and storage in the kernels' layout, ghost layers included.
 struct Block {
@@ -63,6 +70,9 @@ public:
     RadiativeCondition radiative; // forests with outer faces
     int ghostWidth = 0;           // 0: the kernel's stencil radius (at least 2 with outer faces)
     int interpolationPoints = 6;  // Lagrange points per axis across level changes
+    /// A restart: exactly these leaves (all of them, in global order) instead of the forest the
+    /// regions make; the regions are kept for the next regrid.
+    std::vector<Leaf> leaves;
   };
   /// Writes the evolved fields at every point of a block (ghost layers too) in its storage.
   using BlockHook = std::function<void(runtime::UniformGridStorage &, const Block &)>;
@@ -97,17 +107,28 @@ public:
 
   void initialize(const BlockHook &fill);
   void setPreRhsHook(PreRhsHook hook) { preRhs_ = std::move(hook); }
+  /// The pre-RHS hook on one block (auxiliary fields of the present state, for diagnostics).
+  void applyPreRhsHook(Block &k) const {
+    if (preRhs_)
+      preRhs_(*k.storage, k);
+  }
   void setPostStepHook(PostStepHook hook) { postStep_ = std::move(hook); }
   /// Fills every block's ghost layers from the current state. Collective.
   void fillGhosts();
   /// dX of every block at stage time t: ghost fill, kernel, radiative outer layers. Collective.
   void evaluateRhs(double t);
-  /// `steps` RK4 steps of size dt; throws distributed::NonFiniteState when the state turns
-  /// non-finite (checked after every step). Collective.
+  /// `steps` RK4 steps of size dt; throws NonFiniteRefinedState when the state turns non-finite
+  /// (checked after every step). Collective.
   void advance(long steps, double dt);
   /// New refinement regions: leaves refined and coarsened (one level per call), the state
   /// carried by the same Lagrange interpolation as the ghost fill. Collective.
   bool regrid(std::vector<RefinementRegion> regions);
+
+  /// This rank's leaves' interior evolved values, leaf after leaf (dof components of N^3 points
+  /// each, z fastest): what a checkpoint stores.
+  std::vector<double> localState() const { return packState(); }
+  /// The inverse: interiors from localState()'s layout, with the time and step they belong to.
+  void setLocalState(std::span<const double> values, double time, long step);
 
   /// Every leaf's interior evolved values in global leaf order (per leaf dof components of N^3
   /// points, z fastest) on rank 0; empty elsewhere. Collective.
@@ -122,6 +143,8 @@ private:
   std::vector<double> packState() const;
   /// A block's interior evolved values, component-major, z fastest; returns the end.
   double *packBlock(const Block &k, double *out) const;
+  /// The inverse: a block's interior from packBlock's layout; returns the end of what it read.
+  const double *unpackBlock(const double *in, Block &k) const;
   void checkFinite() const;
 
   struct LayerPoint {
