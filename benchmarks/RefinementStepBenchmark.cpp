@@ -1,8 +1,10 @@
 // One RK4 step of the BSSN right-hand side on three engines, interleaved in one process: the
 // uniform distributed grid (PETSc), the block forest without refinement (the same points as
-// blocks of N^3), and the block forest with one refined sphere. Prints, per run, the time per
-// point and step and the block engine's split (ghost exchange and fill, kernel, update), so that
-// the cost of blocks and of level boundaries can be read against the uniform grid's.
+// blocks of N^3), and the block forest with nested refined spheres (--levels of them), the last
+// with the ghost fill's reference pass order and with passes chosen by box shape. Prints, per
+// run, the time per point and step and the block engine's split (ghost exchange and fill,
+// kernel, update), so that the cost of blocks and of level boundaries can be read against the
+// uniform grid's.
 #include "tensorium_mlir/Distributed/BssnHooks.h"
 #include "tensorium_mlir/Distributed/BssnSetup.h"
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
@@ -65,8 +67,9 @@ struct RefinedResult {
 };
 
 RefinedResult refinedStep(const distributed::KernelModuleTables &tables, int roots, int blockPoints, double extent,
-                          int levels, long steps) {
+                          int levels, long steps, refinement::FillPassOrder order) {
   refinement::RefinedEvolution::Options o;
+  o.fillOrder = order;
   distributed::BssnRunOptions ro;
   ro.extent = extent;
   o.params = {2.0, 1.0, 0.75, 0.1, 1.0};
@@ -104,7 +107,7 @@ RefinedResult refinedStep(const distributed::KernelModuleTables &tables, int roo
 int main(int argc, char **argv) {
   distributed::PetscSession session(&argc, &argv);
   long n = 64, steps = 2, repeats = 2;
-  int block = 16;
+  int block = 16, levels = 2;
   std::string module = std::string(TENSORIUM_BENCH_VERIFY_DIR) + "/libverify_bssn_o4.so";
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a];
@@ -121,10 +124,12 @@ int main(int argc, char **argv) {
       steps = v;
     else if (number && key == "--repeats")
       repeats = v;
+    else if (number && key == "--levels" && v <= 12)
+      levels = static_cast<int>(v);
     else {
       if (session.rank() == 0)
         std::fprintf(stderr, "RefinementStepBenchmark: error: bad option '%s %s'\nusage: TensoriumRefinementStepBenchmark "
-                             "[--grid N] [--block N] [--steps S] [--repeats R] [--module LIB.so]\n",
+                             "[--grid N] [--block N] [--levels L] [--steps S] [--repeats R] [--module LIB.so]\n",
                      argv[a], argv[a + 1]);
       return 2;
     }
@@ -144,17 +149,22 @@ int main(int argc, char **argv) {
                   session.size(), n, block);
     for (long r = 0; r < repeats; ++r) {
       const double uniform = uniformStep(tables, n, extent, steps);
-      const RefinedResult flat = refinedStep(tables, roots, block, extent, 0, steps);
-      const RefinedResult refined = refinedStep(tables, roots, block, extent, 2, steps);
+      using refinement::FillPassOrder;
+      const RefinedResult flat = refinedStep(tables, roots, block, extent, 0, steps, FillPassOrder::ByShape);
+      const RefinedResult reference = refinedStep(tables, roots, block, extent, levels, steps, FillPassOrder::ZFirst);
+      const RefinedResult refined = refinedStep(tables, roots, block, extent, levels, steps, FillPassOrder::ByShape);
       if (session.rank() != 0)
         continue;
       const double points = static_cast<double>(n * n * n);
-      std::printf("uniform grid:            %8ld points, %.3f s/step, %.3f us per point and step\n", n * n * n, uniform,
+      std::printf("%-36s %8ld points, %.3f s/step, %.3f us per point and step\n", "uniform grid", n * n * n, uniform,
                   1e6 * uniform / points);
-      for (const auto &[name, x] : {std::pair{"blocks, one level:      ", flat}, std::pair{"blocks, 3 levels:       ", refined}})
-        std::printf("%s %8ld points (%ld leaves), %.3f s/step, %.3f us per point and step (%.2fx the uniform grid's); "
+      const std::string deep = "blocks, " + std::to_string(levels + 1) + " levels";
+      for (const auto &[name, x] : {std::pair{std::string("blocks, one level"), flat},
+                                    std::pair{deep + ", z-first fill", reference},
+                                    std::pair{deep + ", fill by shape", refined}})
+        std::printf("%-36s %8ld points (%ld leaves), %.3f s/step, %.3f us per point and step (%.2fx the uniform grid's); "
                     "fill %.3f s, kernel %.3f s, update %.3f s\n",
-                    name, x.points, x.leaves, x.step, 1e6 * x.step / static_cast<double>(x.points),
+                    name.c_str(), x.points, x.leaves, x.step, 1e6 * x.step / static_cast<double>(x.points),
                     (x.step / static_cast<double>(x.points)) / (uniform / points), x.fill, x.kernel, x.update);
     }
   } catch (const std::exception &e) {

@@ -1,6 +1,7 @@
 #include "tensorium_mlir/Refinement/GhostFill.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <unordered_map>
 
@@ -396,84 +397,154 @@ GhostFillPlan::GhostFillPlan(const ForestSpec &spec, const std::vector<Leaf> &le
 
 namespace {
 
-void applyBox(const FillBox &x, const double *src, int64_t ss0, int64_t ss1, double *dst, int64_t ts0, int64_t ts1,
-              std::vector<double> &tmp1, std::vector<double> &tmp2) {
+/// Source nodes a box reads along each axis: [lo, lo + span).
+void sourceSpan(const FillBox &x, int lo[3], int span[3]) {
+  for (int a = 0; a < 3; ++a) {
+    int first = INT32_MAX, last = INT32_MIN;
+    for (const AxisWindow &w : x.windows[a])
+      first = std::min(first, w.first), last = std::max(last, w.first + w.points);
+    lo[a] = first;
+    span[a] = last - first;
+  }
+}
+
+void copyBox(const FillBox &x, const double *src, int64_t ss0, int64_t ss1, double *dst, int64_t ts0, int64_t ts1) {
   const int ni = x.extent[0], nj = x.extent[1], nk = x.extent[2];
   const AxisWindow *wx = x.windows[0].data(), *wy = x.windows[1].data(), *wz = x.windows[2].data();
-  if (x.copy) {
-    const int z0 = wz[0].first;
-    bool contiguous = true;
-    for (int k = 1; k < nk; ++k)
-      contiguous = contiguous && wz[k].first == z0 + k;
-    for (int i = 0; i < ni; ++i) {
-      const double *plane = src + wx[i].first * ss0;
-      double *outPlane = dst + (x.lower[0] + i) * ts0 + x.lower[1] * ts1 + x.lower[2];
-      for (int j = 0; j < nj; ++j) {
-        const double *row = plane + wy[j].first * ss1;
-        double *out = outPlane + j * ts1;
-        if (contiguous) {
-          const double *in = row + z0;
-          for (int k = 0; k < nk; ++k)
-            out[k] = in[k];
-        } else {
-          for (int k = 0; k < nk; ++k)
-            out[k] = row[wz[k].first];
-        }
-      }
-    }
-    return;
-  }
-  int xs0 = INT32_MAX, xs1 = INT32_MIN, ys0 = INT32_MAX, ys1 = INT32_MIN;
-  for (int i = 0; i < ni; ++i)
-    xs0 = std::min(xs0, wx[i].first), xs1 = std::max(xs1, wx[i].first + wx[i].points);
-  for (int j = 0; j < nj; ++j)
-    ys0 = std::min(ys0, wy[j].first), ys1 = std::max(ys1, wy[j].first + wy[j].points);
-  const int nx = xs1 - xs0, ny = ys1 - ys0;
-  // Along z for every source (x, y) node, then along y, then along x.
-  tmp1.resize(static_cast<size_t>(nx) * ny * nk);
-  for (int a = 0; a < nx; ++a)
-    for (int b = 0; b < ny; ++b) {
-      const double *row = src + (xs0 + a) * ss0 + (ys0 + b) * ss1;
-      double *out = tmp1.data() + (static_cast<size_t>(a) * ny + b) * nk;
-      for (int k = 0; k < nk; ++k) {
-        const AxisWindow &w = wz[k];
-        double sum = w.weights[0] * row[w.first];
-        for (int c = 1; c < w.points; ++c)
-          sum += w.weights[c] * row[w.first + c];
-        out[k] = sum;
-      }
-    }
-  tmp2.resize(static_cast<size_t>(nx) * nj * nk);
-  for (int a = 0; a < nx; ++a)
-    for (int j = 0; j < nj; ++j) {
-      const AxisWindow &w = wy[j];
-      double *out = tmp2.data() + (static_cast<size_t>(a) * nj + j) * nk;
-      const double *in = tmp1.data() + (static_cast<size_t>(a) * ny + (w.first - ys0)) * nk;
-      for (int k = 0; k < nk; ++k)
-        out[k] = w.weights[0] * in[k];
-      for (int c = 1; c < w.points; ++c)
-        for (int k = 0; k < nk; ++k)
-          out[k] += w.weights[c] * in[static_cast<size_t>(c) * nk + k];
-    }
-  const size_t plane = static_cast<size_t>(nj) * nk;
+  const int z0 = wz[0].first;
+  bool contiguous = true;
+  for (int k = 1; k < nk; ++k)
+    contiguous = contiguous && wz[k].first == z0 + k;
   for (int i = 0; i < ni; ++i) {
-    const AxisWindow &w = wx[i];
-    const double *in = tmp2.data() + static_cast<size_t>(w.first - xs0) * plane;
+    const double *plane = src + wx[i].first * ss0;
+    double *outPlane = dst + (x.lower[0] + i) * ts0 + x.lower[1] * ts1 + x.lower[2];
     for (int j = 0; j < nj; ++j) {
-      double *out = dst + (x.lower[0] + i) * ts0 + (x.lower[1] + j) * ts1 + x.lower[2];
-      const double *line = in + static_cast<size_t>(j) * nk;
-      for (int k = 0; k < nk; ++k)
-        out[k] = w.weights[0] * line[k];
-      for (int c = 1; c < w.points; ++c)
+      const double *row = plane + wy[j].first * ss1;
+      double *out = outPlane + j * ts1;
+      if (contiguous) {
+        const double *in = row + z0;
         for (int k = 0; k < nk; ++k)
-          out[k] += w.weights[c] * line[c * plane + k];
+          out[k] = in[k];
+      } else {
+        for (int k = 0; k < nk; ++k)
+          out[k] = row[wz[k].first];
+      }
     }
   }
 }
 
+/// out[k] = sum_c w_k[c] in[first_k - shift + c]: each target its own window (a gather); `in`
+/// holds the source nodes from index `shift` on.
+inline void windowsAlongRow(const AxisWindow *w, int n, const double *in, double *out, int shift = 0) {
+  for (int k = 0; k < n; ++k) {
+    const AxisWindow &a = w[k];
+    const double *p = in + (a.first - shift);
+    double sum = a.weights[0] * p[0];
+    switch (a.points) { // the common window sizes unrolled, in the same order of additions
+    case 6:
+      sum += a.weights[1] * p[1];
+      sum += a.weights[2] * p[2];
+      sum += a.weights[3] * p[3];
+      sum += a.weights[4] * p[4];
+      sum += a.weights[5] * p[5];
+      break;
+    case 4:
+      sum += a.weights[1] * p[1];
+      sum += a.weights[2] * p[2];
+      sum += a.weights[3] * p[3];
+      break;
+    default:
+      for (int c = 1; c < a.points; ++c)
+        sum += a.weights[c] * p[c];
+    }
+    out[k] = sum;
+  }
+}
+
+/// out[k] = sum_c w[c] rows[c * stride + k] for k < n: one window for a whole row (vectorises).
+inline void windowAcrossRows(const AxisWindow &w, const double *rows, int64_t stride, int n, double *out) {
+  for (int k = 0; k < n; ++k)
+    out[k] = w.weights[0] * rows[k];
+  for (int c = 1; c < w.points; ++c) {
+    const double *row = rows + c * stride;
+    const double weight = w.weights[c];
+    for (int k = 0; k < n; ++k)
+      out[k] += weight * row[k];
+  }
+}
+
+/// Interpolation along z first (a gather per source row), then y, then x (whole rows).
+void interpolateZFirst(const FillBox &x, const int lo[3], const int span[3], const double *src, int64_t ss0, int64_t ss1,
+                       double *dst, int64_t ts0, int64_t ts1, std::vector<double> &tmp1, std::vector<double> &tmp2) {
+  const int ni = x.extent[0], nj = x.extent[1], nk = x.extent[2];
+  const AxisWindow *wx = x.windows[0].data(), *wy = x.windows[1].data(), *wz = x.windows[2].data();
+  const int nx = span[0], ny = span[1];
+  tmp1.resize(static_cast<size_t>(nx) * ny * nk);
+  for (int a = 0; a < nx; ++a)
+    for (int b = 0; b < ny; ++b)
+      windowsAlongRow(wz, nk, src + (lo[0] + a) * ss0 + (lo[1] + b) * ss1,
+                      tmp1.data() + (static_cast<size_t>(a) * ny + b) * nk);
+  tmp2.resize(static_cast<size_t>(nx) * nj * nk);
+  for (int a = 0; a < nx; ++a)
+    for (int j = 0; j < nj; ++j)
+      windowAcrossRows(wy[j], tmp1.data() + (static_cast<size_t>(a) * ny + (wy[j].first - lo[1])) * nk, nk, nk,
+                       tmp2.data() + (static_cast<size_t>(a) * nj + j) * nk);
+  const int64_t plane = static_cast<int64_t>(nj) * nk;
+  for (int i = 0; i < ni; ++i)
+    for (int j = 0; j < nj; ++j)
+      windowAcrossRows(wx[i], tmp2.data() + (wx[i].first - lo[0]) * plane + static_cast<int64_t>(j) * nk, plane, nk,
+                       dst + (x.lower[0] + i) * ts0 + (x.lower[1] + j) * ts1 + x.lower[2]);
+}
+
+/// Interpolation along x first and y next (whole source rows along z, which vectorise), the
+/// gather along z last, on the targets only: cheaper for every box that is not thin along z.
+void interpolateXFirst(const FillBox &x, const int lo[3], const int span[3], const double *src, int64_t ss0, int64_t ss1,
+                       double *dst, int64_t ts0, int64_t ts1, std::vector<double> &tmp1, std::vector<double> &tmp2) {
+  const int ni = x.extent[0], nj = x.extent[1], nk = x.extent[2];
+  const AxisWindow *wx = x.windows[0].data(), *wy = x.windows[1].data(), *wz = x.windows[2].data();
+  const int ny = span[1], nz = span[2];
+  tmp1.resize(static_cast<size_t>(ni) * ny * nz);
+  for (int i = 0; i < ni; ++i)
+    for (int b = 0; b < ny; ++b)
+      windowAcrossRows(wx[i], src + wx[i].first * ss0 + (lo[1] + b) * ss1 + lo[2], ss0, nz,
+                       tmp1.data() + (static_cast<size_t>(i) * ny + b) * nz);
+  tmp2.resize(static_cast<size_t>(nz));
+  for (int i = 0; i < ni; ++i)
+    for (int j = 0; j < nj; ++j) {
+      windowAcrossRows(wy[j], tmp1.data() + (static_cast<size_t>(i) * ny + (wy[j].first - lo[1])) * nz, nz, nz,
+                       tmp2.data());
+      // The z windows index the source; tmp2 starts at source node lo[2].
+      double *out = dst + (x.lower[0] + i) * ts0 + (x.lower[1] + j) * ts1 + x.lower[2];
+      windowsAlongRow(wz, nk, tmp2.data(), out, lo[2]);
+    }
+}
+
+void applyBox(const FillBox &x, const double *src, int64_t ss0, int64_t ss1, double *dst, int64_t ts0, int64_t ts1,
+              std::vector<double> &tmp1, std::vector<double> &tmp2, FillPassOrder order) {
+  if (x.copy) {
+    copyBox(x, src, ss0, ss1, dst, ts0, ts1);
+    return;
+  }
+  int lo[3], span[3];
+  sourceSpan(x, lo, span);
+  bool xFirst = false;
+  if (order == FillPassOrder::ByShape) {
+    // Multiply-adds of each order, the gathers (scalar) counted twice against whole rows.
+    const double ni = x.extent[0], nj = x.extent[1], nk = x.extent[2];
+    const double zFirst = 2 * span[0] * span[1] * nk + span[0] * nj * nk + ni * nj * nk;
+    const double xFirstCost = ni * span[1] * span[2] + ni * nj * span[2] + 2 * ni * nj * nk;
+    xFirst = xFirstCost < zFirst;
+  }
+  if (xFirst)
+    interpolateXFirst(x, lo, span, src, ss0, ss1, dst, ts0, ts1, tmp1, tmp2);
+  else
+    interpolateZFirst(x, lo, span, src, ss0, ss1, dst, ts0, ts1, tmp1, tmp2);
+}
+
 } // namespace
 
-void executeFill(const FillPhase &phase, const FillAddress &targets, const FillAddress &sources, size_t dof) {
+void executeFill(const FillPhase &phase, const FillAddress &targets, const FillAddress &sources, size_t dof,
+                 FillPassOrder order) {
   // Boxes of one target are contiguous: one thread takes them all, one component at a time.
   std::vector<size_t> groups;
   for (size_t i = 0; i < phase.boxes.size(); ++i)
@@ -492,7 +563,7 @@ void executeFill(const FillPhase &phase, const FillAddress &targets, const FillA
           const double *src = sources.base[x.source * dof + d] + sources.offset[x.source];
           double *dst = targets.base[x.target * dof + d] + targets.offset[x.target];
           applyBox(x, src, sources.stride0[x.source], sources.stride1[x.source], dst, targets.stride0[x.target],
-                   targets.stride1[x.target], tmp1, tmp2);
+                   targets.stride1[x.target], tmp1, tmp2, order);
         }
   }
 }

@@ -282,8 +282,8 @@ void RefinedEvolution::fillGhosts() {
     add(bufferTarget, 0, side * side, side);
     add(source, 0, side * side, side);
   }
-  executeFill(plan_->coarsePhase(), bufferTarget, source, dof);
-  executeFill(plan_->blockPhase(), blockTarget, source, dof);
+  executeFill(plan_->coarsePhase(), bufferTarget, source, dof, options_.fillOrder);
+  executeFill(plan_->blockPhase(), blockTarget, source, dof, options_.fillOrder);
 }
 
 void RefinedEvolution::applyRadiative() {

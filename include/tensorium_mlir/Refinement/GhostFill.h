@@ -77,7 +77,14 @@ struct FillAddress {
   std::vector<int64_t> offset, stride0, stride1; // per item
 };
 
+/// The order of the three one-axis passes of an interpolated box. ZFirst gathers along z over
+/// every source row first; ByShape takes, box by box, ZFirst or x first (whole source rows along
+/// z, vectorised, and the gather on the targets only), whichever does fewer operations. The two
+/// agree to round-off; ZFirst stays selectable as the reference.
+enum class FillPassOrder { ZFirst, ByShape };
+
 /// Replays one phase for `dof` components. OpenMP across targets.
-void executeFill(const FillPhase &phase, const FillAddress &targets, const FillAddress &sources, size_t dof);
+void executeFill(const FillPhase &phase, const FillAddress &targets, const FillAddress &sources, size_t dof,
+                 FillPassOrder order = FillPassOrder::ByShape);
 
 } // namespace tensorium_mlir::refinement

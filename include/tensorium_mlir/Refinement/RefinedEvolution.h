@@ -70,6 +70,7 @@ public:
     RadiativeCondition radiative; // forests with outer faces
     int ghostWidth = 0;           // 0: the kernel's stencil radius (at least 2 with outer faces)
     int interpolationPoints = 6;  // Lagrange points per axis across level changes
+    FillPassOrder fillOrder = FillPassOrder::ByShape; // ZFirst: the reference order of the passes
     /// A restart: exactly these leaves (all of them, in global order) instead of the forest the
     /// regions make; the regions are kept for the next regrid.
     std::vector<Leaf> leaves;
