@@ -48,7 +48,7 @@ ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
   const Box &o = e.grid().owned();
   const auto &N = e.grid().spec().points;
   const int64_t margin = e.grid().spec().boundary == Boundary::Periodic ? 0 : 2 * e.grid().spec().ghostWidth;
-  double local[3] = {0, 0, 0}, localMax[2] = {0, 0}; // sum H^2, sum |M|^2, count
+  ConstraintSums sums;
   for (int64_t i = o.begin[0]; i < o.begin[0] + o.extent[0]; ++i)
     for (int64_t j = o.begin[1]; j < o.begin[1] + o.extent[1]; ++j)
       for (int64_t k = o.begin[2]; k < o.begin[2] + o.extent[2]; ++k) {
@@ -57,19 +57,27 @@ ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
         if (excluded && excluded(e.grid().coordinate(i, j, k)))
           continue;
         const size_t p = e.grid().storageIndex(i, j, k);
-        const double m2 = std::max(M2[p], 0.0);
-        local[0] += H[p] * H[p];
-        local[1] += m2;
-        local[2] += 1;
-        // NaN must win the maximum: a blown-up run has to show it.
-        localMax[0] = std::isnan(H[p]) || std::abs(H[p]) > localMax[0] ? std::abs(H[p]) : localMax[0];
-        localMax[1] = std::isnan(m2) || std::sqrt(m2) > localMax[1] ? std::sqrt(m2) : localMax[1];
+        sums.add(H[p], M2[p], 1.0);
       }
-  double sum[3], mx[2];
-  MPI_Allreduce(local, sum, 3, MPI_DOUBLE, MPI_SUM, e.grid().comm());
-  MPI_Allreduce(localMax, mx, 2, MPI_DOUBLE, MPI_MAX, e.grid().comm());
+  return sums.reduce(e.grid().comm());
+}
+
+void ConstraintSums::add(double H, double M2, double weight) {
+  const double m2 = std::max(M2, 0.0);
+  sum_[0] += H * H * weight;
+  sum_[1] += m2 * weight;
+  sum_[2] += weight;
+  sum_[3] += 1;
+  max_[0] = std::isnan(H) || std::abs(H) > max_[0] ? std::abs(H) : max_[0];
+  max_[1] = std::isnan(m2) || std::sqrt(m2) > max_[1] ? std::sqrt(m2) : max_[1];
+}
+
+ConstraintNorms ConstraintSums::reduce(MPI_Comm comm) const {
+  double sum[4], mx[2];
+  MPI_Allreduce(sum_, sum, 4, MPI_DOUBLE, MPI_SUM, comm);
+  MPI_Allreduce(max_, mx, 2, MPI_DOUBLE, MPI_MAX, comm);
   ConstraintNorms out;
-  out.points = static_cast<long>(sum[2]);
+  out.points = static_cast<long>(sum[3]);
   if (sum[2] > 0) {
     out.l2H = std::sqrt(sum[0] / sum[2]);
     out.l2M = std::sqrt(sum[1] / sum[2]);
@@ -78,6 +86,7 @@ ConstraintNorms ConstraintMonitor::evaluate(DistributedEvolution &e,
   out.maxM = mx[1];
   return out;
 }
+
 
 double interpolateField(DistributedEvolution &e, const std::string &name, unsigned component,
                         const std::array<double, 3> &x, int nodes) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <iomanip>
 #include <sstream>
@@ -187,6 +188,56 @@ std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
   return problem;
 }
 
+bool agreedOnRoot(MPI_Comm comm, const std::function<bool()> &work) noexcept {
+  int rank = 0, ok = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Barrier(comm);
+  if (rank == 0) {
+    try {
+      ok = work() ? 1 : 0;
+    } catch (...) {
+      ok = 0;
+    }
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+  return ok != 0;
+}
+
+bool replaceFile(const std::string &path, const std::string &text) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out.flush())
+      return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+void writeXdmfFieldAttributes(std::ostream &x, const std::vector<EvolvedField> &fields, const std::string &pointDims,
+                              const std::string &start, const std::string &sourceDims, const std::string &source,
+                              int indent) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  const char *axes = "xyz";
+  auto attribute = [&](const std::string &name, unsigned offset, unsigned count) {
+    x << pad << "<Attribute Name=\"" << name << "\" Center=\"Node\" AttributeType=\"" << (count == 3 ? "Vector" : "Scalar")
+      << "\">\n" << pad << " <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << pointDims << " " << count << "\">\n"
+      << pad << "  <DataItem Dimensions=\"3 4\" Format=\"XML\">" << start << " " << offset << " 1 1 1 1 " << pointDims
+      << " " << count << "</DataItem>\n"
+      << pad << "  <DataItem Dimensions=\"" << sourceDims << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
+      << source << "</DataItem>\n" << pad << " </DataItem>\n" << pad << "</Attribute>\n";
+  };
+  for (const EvolvedField &f : fields) {
+    if (f.components == 9) { // symmetric rank 2: the six independent components
+      for (unsigned a = 0; a < 3; ++a)
+        for (unsigned b = a; b < 3; ++b)
+          attribute(f.name + "_" + axes[a] + axes[b], f.offset + 3 * a + b, 1);
+    } else {
+      attribute(f.name, f.offset, f.components);
+    }
+  }
+}
+
 ProgressTable::ProgressTable(MPI_Comm comm, std::string path, std::string what)
     : comm_(comm), path_(std::move(path)), what_(std::move(what)) {
   int rank = 0, opened = 1;
@@ -327,29 +378,15 @@ void SnapshotWriter::writeTable(const DistributedEvolution &e, const std::string
 }
 
 void SnapshotWriter::finish(const DistributedEvolution &e) {
-  MPI_Barrier(e.grid().comm());
-  int ok = 1;
-  if (e.grid().rank() == 0) {
-    ok = std::rename(partialPath().c_str(), path_.c_str()) == 0;
-    if (ok)
-      ok = writeXdmf(e, path_, xdmf_);
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
-  if (!ok)
+  if (!agreedOnRoot(e.grid().comm(), [&] {
+        return std::rename(partialPath().c_str(), path_.c_str()) == 0 && writeXdmf(e, path_, xdmf_);
+      }))
     throw DistributedError("cannot move the snapshots into place at " + path_ + " (or write " + xdmf_ + ")");
 }
 
 bool SnapshotWriter::abandon(const DistributedEvolution &e) noexcept {
-  int ok = 1;
-  try {
-    MPI_Barrier(e.grid().comm());
-    if (e.grid().rank() == 0)
-      ok = !damaged_ && !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath());
-  } catch (...) {
-    ok = 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
-  return ok != 0;
+  return agreedOnRoot(e.grid().comm(),
+                      [&] { return !damaged_ && !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath()); });
 }
 
 bool SnapshotWriter::writeXdmf(const DistributedEvolution &e, const std::string &data, const std::string &index) const {
@@ -365,7 +402,6 @@ bool SnapshotWriter::writeXdmf(const DistributedEvolution &e, const std::string 
   x.precision(17);
   x << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\">\n <Domain>\n"
     << "  <Grid Name=\"evolution\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  const char *axes = "xyz";
   for (auto [step, time] : written_) {
     char group[64];
     std::snprintf(group, sizeof group, "/snapshot_%08ld", step);
@@ -377,34 +413,11 @@ bool SnapshotWriter::writeXdmf(const DistributedEvolution &e, const std::string 
       << "</DataItem>\n"
       << "     <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << g.spacing[2] << " " << g.spacing[1] << " " << g.spacing[0]
       << "</DataItem>\n    </Geometry>\n";
-    auto attribute = [&](const std::string &name, int offset, int count) {
-      x << "    <Attribute Name=\"" << name << "\" Center=\"Node\" AttributeType=\"" << (count == 3 ? "Vector" : "Scalar")
-        << "\">\n     <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << dims.str() << " " << count << "\">\n"
-        << "      <DataItem Dimensions=\"3 4\" Format=\"XML\">0 0 0 " << offset << " 1 1 1 1 " << dims.str() << " "
-        << count << "</DataItem>\n"
-        << "      <DataItem Dimensions=\"" << full.str() << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">"
-        << file << ":" << group << "/state</DataItem>\n     </DataItem>\n    </Attribute>\n";
-    };
-    for (const EvolvedField &f : e.fields()) {
-      if (f.components == 9) { // symmetric rank 2: the six independent components
-        for (int a = 0; a < 3; ++a)
-          for (int b = a; b < 3; ++b)
-            attribute(f.name + "_" + axes[a] + axes[b], f.offset + 3 * a + b, 1);
-      } else {
-        attribute(f.name, f.offset, static_cast<int>(f.components));
-      }
-    }
+    writeXdmfFieldAttributes(x, e.fields(), dims.str(), "0 0 0", full.str(), file + ":" + group + "/state", 4);
     x << "   </Grid>\n";
   }
   x << "  </Grid>\n </Domain>\n</Xdmf>\n";
-  const std::string tmp = index + ".partial";
-  {
-    std::ofstream out(tmp);
-    out << x.str();
-    if (!out.flush())
-      return false;
-  }
-  return std::rename(tmp.c_str(), index.c_str()) == 0;
+  return replaceFile(index, x.str());
 }
 
 void writeCheckpoint(const DistributedEvolution &e, const std::string &path, const CheckpointExtras &extras) {
@@ -427,12 +440,7 @@ void writeCheckpoint(const DistributedEvolution &e, const std::string &path, con
                 checkpointChecksum(e, e.state(), checkpointAttributes(layout, time, step, s.str())));
     checkPetsc(PetscViewerHDF5PopGroup(v), "PetscViewerHDF5PopGroup");
   }
-  MPI_Barrier(e.grid().comm());
-  int ok = 1;
-  if (e.grid().rank() == 0)
-    ok = std::rename(tmp.c_str(), path.c_str()) == 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, e.grid().comm());
-  if (!ok)
+  if (!agreedOnRoot(e.grid().comm(), [&] { return std::rename(tmp.c_str(), path.c_str()) == 0; }))
     throw DistributedError("cannot move checkpoint into place at " + path);
 }
 

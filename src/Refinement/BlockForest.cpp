@@ -234,18 +234,7 @@ template <class Fn> void forEachLocalQuadrant(p8est_t *p, Fn &&fn) {
 
 BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions)
     : comm_(comm), spec_(spec), regions_(std::move(regions)), impl_(std::make_unique<Impl>()) {
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
-  initializeLibraries(comm_);
-  impl_->owner = this;
-  impl_->connectivity = p8est_connectivity_new_brick(spec_.roots[0], spec_.roots[1], spec_.roots[2], spec_.periodic,
-                                                     spec_.periodic, spec_.periodic);
-  const p8est_connectivity_t *c = impl_->connectivity;
-  for (p4est_topidx_t t = 0; t < c->num_trees; ++t) {
-    const double *v = c->vertices + 3 * c->tree_to_vertex[8 * t];
-    impl_->treeOrigin.push_back({std::llround(v[0]), std::llround(v[1]), std::llround(v[2])});
-  }
-  impl_->forest = p8est_new_ext(comm_, impl_->connectivity, 0, 0, 1, sizeof(int64_t), nullptr, impl_.get());
+  createBrick();
   p8est_refine_ext(impl_->forest, 1, spec_.maxLevel, refineCallback, nullptr, nullptr);
   p8est_balance(impl_->forest, P8EST_CONNECT_FULL, nullptr);
   p8est_partition_ext(impl_->forest, 1, nullptr);
@@ -255,10 +244,6 @@ BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<Refi
 BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<RefinementRegion> regions,
                          std::span<const Leaf> leaves)
     : comm_(comm), spec_(spec), regions_(std::move(regions)), impl_(std::make_unique<Impl>()) {
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
-  initializeLibraries(comm_);
-  impl_->owner = this;
   const int n = spec_.blockPoints;
   // Every rank holds the same list: a leaf that cannot belong to the spec is refused everywhere.
   for (size_t i = 0; i < leaves.size(); ++i) {
@@ -274,14 +259,7 @@ BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<Refi
       impl_->ancestors.insert({m, (l.first[0] / n) >> shift, (l.first[1] / n) >> shift, (l.first[2] / n) >> shift});
     }
   }
-  impl_->connectivity = p8est_connectivity_new_brick(spec_.roots[0], spec_.roots[1], spec_.roots[2], spec_.periodic,
-                                                     spec_.periodic, spec_.periodic);
-  const p8est_connectivity_t *c = impl_->connectivity;
-  for (p4est_topidx_t t = 0; t < c->num_trees; ++t) {
-    const double *v = c->vertices + 3 * c->tree_to_vertex[8 * t];
-    impl_->treeOrigin.push_back({std::llround(v[0]), std::llround(v[1]), std::llround(v[2])});
-  }
-  impl_->forest = p8est_new_ext(comm_, impl_->connectivity, 0, 0, 1, sizeof(int64_t), nullptr, impl_.get());
+  createBrick();
   p8est_refine_ext(impl_->forest, 1, spec_.maxLevel, refineToLeavesCallback, nullptr, nullptr);
   impl_->ancestors.clear();
   p8est_balance(impl_->forest, P8EST_CONNECT_FULL, nullptr);
@@ -300,6 +278,21 @@ BlockForest::BlockForest(MPI_Comm comm, const ForestSpec &spec, std::vector<Refi
 }
 
 BlockForest::~BlockForest() = default;
+
+void BlockForest::createBrick() {
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  initializeLibraries(comm_);
+  impl_->owner = this;
+  impl_->connectivity = p8est_connectivity_new_brick(spec_.roots[0], spec_.roots[1], spec_.roots[2], spec_.periodic,
+                                                     spec_.periodic, spec_.periodic);
+  const p8est_connectivity_t *c = impl_->connectivity;
+  for (p4est_topidx_t t = 0; t < c->num_trees; ++t) {
+    const double *v = c->vertices + 3 * c->tree_to_vertex[8 * t];
+    impl_->treeOrigin.push_back({std::llround(v[0]), std::llround(v[1]), std::llround(v[2])});
+  }
+  impl_->forest = p8est_new_ext(comm_, impl_->connectivity, 0, 0, 1, sizeof(int64_t), nullptr, impl_.get());
+}
 
 int BlockForest::requiredLevel(const std::array<double, 3> &lowerRoot, double widthRoot) const {
   int level = 0;

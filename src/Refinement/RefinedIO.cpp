@@ -17,6 +17,7 @@ namespace {
 using distributed::exact;
 using distributed::mix;
 using distributed::textHash;
+using distributed::writeXdmfFieldAttributes;
 
 /// One HDF5 identifier, closed with its kind's function when the scope ends.
 class Handle {
@@ -144,16 +145,6 @@ std::string checkpointAttributes(const std::string &layout, const std::string &t
   return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
 }
 
-/// Renames `from` to `to` on rank 0; every rank learns whether it worked.
-bool renameOnRoot(MPI_Comm comm, const std::string &from, const std::string &to) {
-  int rank = 0, ok = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Barrier(comm);
-  if (rank == 0)
-    ok = std::rename(from.c_str(), to.c_str()) == 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  return ok != 0;
-}
 
 } // namespace
 
@@ -239,33 +230,21 @@ void RefinedSnapshotWriter::write(const RefinedEvolution &e) {
 }
 
 void RefinedSnapshotWriter::finish(const RefinedEvolution &e) {
-  MPI_Comm comm = e.forest().comm();
-  int ok = renameOnRoot(comm, partialPath(), path_);
-  if (ok && e.forest().rank() == 0)
-    ok = writeXdmf(e, path_, xdmf_);
-  MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-  if (!ok)
+  if (!distributed::agreedOnRoot(e.forest().comm(), [&] {
+        return std::rename(partialPath().c_str(), path_.c_str()) == 0 && writeXdmf(e, path_, xdmf_);
+      }))
     throw RefinementError("cannot move the snapshots into place at " + path_ + " (or write " + xdmf_ + ")");
 }
 
 bool RefinedSnapshotWriter::abandon(const RefinedEvolution &e) noexcept {
-  int ok = 1;
-  try {
-    MPI_Barrier(e.forest().comm());
-    if (e.forest().rank() == 0)
-      ok = !damaged_ && !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath());
-  } catch (...) {
-    ok = 0;
-  }
-  MPI_Bcast(&ok, 1, MPI_INT, 0, e.forest().comm());
-  return ok != 0;
+  return distributed::agreedOnRoot(
+      e.forest().comm(), [&] { return !damaged_ && !written_.empty() && writeXdmf(e, partialPath(), partialXdmfPath()); });
 }
 
 bool RefinedSnapshotWriter::writeXdmf(const RefinedEvolution &e, const std::string &data, const std::string &index) const {
   const ForestSpec &f = e.options().forest;
   const int n = f.blockPoints, dof = e.dof();
   const std::string file = data.substr(data.find_last_of('/') + 1);
-  const char *axes = "xyz";
   std::ostringstream x;
   x.precision(17);
   x << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"2.0\">\n <Domain>\n"
@@ -287,36 +266,17 @@ bool RefinedSnapshotWriter::writeXdmf(const RefinedEvolution &e, const std::stri
         x << f.lower[a] + (static_cast<double>(l.first[a]) + 0.5) * h << (a ? " " : "");
       x << "</DataItem>\n      <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">" << h << " " << h << " " << h
         << "</DataItem>\n     </Geometry>\n";
-      auto attribute = [&](const std::string &name, unsigned offset, unsigned count) {
-        x << "     <Attribute Name=\"" << name << "\" Center=\"Node\" AttributeType=\"" << (count == 3 ? "Vector" : "Scalar")
-          << "\">\n      <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << " " << n << " " << n << " " << count
-          << "\">\n       <DataItem Dimensions=\"3 4\" Format=\"XML\">" << b * n << " 0 0 " << offset << " 1 1 1 1 " << n
-          << " " << n << " " << n << " " << count << "</DataItem>\n       <DataItem Dimensions=\"" << leaves * n << " "
-          << n << " " << n << " " << dof << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << file << ":"
-          << group << "/state</DataItem>\n      </DataItem>\n     </Attribute>\n";
-      };
-      for (const EvolvedField &field : e.fields()) {
-        if (field.components == 9) { // symmetric rank 2: the six independent components
-          for (unsigned a = 0; a < 3; ++a)
-            for (unsigned c = a; c < 3; ++c)
-              attribute(field.name + "_" + axes[a] + axes[c], field.offset + 3 * a + c, 1);
-        } else {
-          attribute(field.name, field.offset, field.components);
-        }
-      }
+      const std::string blockDims = std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(n);
+      writeXdmfFieldAttributes(x, e.fields(), blockDims, std::to_string(b * n) + " 0 0",
+                               std::to_string(leaves * n) + " " + std::to_string(n) + " " + std::to_string(n) + " " +
+                                   std::to_string(dof),
+                               file + ":" + group + "/state", 5);
       x << "    </Grid>\n";
     }
     x << "   </Grid>\n";
   }
   x << "  </Grid>\n </Domain>\n</Xdmf>\n";
-  const std::string tmp = index + ".partial";
-  {
-    std::ofstream out(tmp);
-    out << x.str();
-    if (!out.flush())
-      return false;
-  }
-  return std::rename(tmp.c_str(), index.c_str()) == 0;
+  return distributed::replaceFile(index, x.str());
 }
 
 void writeRefinedCheckpoint(const RefinedEvolution &e, const std::string &path, const distributed::CheckpointExtras &extras) {
@@ -351,7 +311,7 @@ void writeRefinedCheckpoint(const RefinedEvolution &e, const std::string &path, 
     if (!extras.runFile.empty())
       writeText(g, "run_file", extras.runFile);
   }
-  if (!renameOnRoot(comm, tmp, path))
+  if (!distributed::agreedOnRoot(comm, [&] { return std::rename(tmp.c_str(), path.c_str()) == 0; }))
     throw RefinementError("cannot move the checkpoint into place at " + path);
 }
 

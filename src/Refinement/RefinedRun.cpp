@@ -47,7 +47,7 @@ ConstraintNorms RefinedConstraintMonitor::evaluate(RefinedEvolution &e,
   e.fillGhosts();
   const ForestSpec &s = e.options().forest;
   const int64_t margin = s.periodic ? 0 : 2 * e.options().ghostWidth;
-  double local[4] = {0, 0, 0, 0}, localMax[2] = {0, 0}; // sum H^2 dV, sum |M|^2 dV, sum dV, points
+  distributed::ConstraintSums sums;
   for (Block &k : e.blocks()) {
     e.applyPreRhsHook(k); // the inverse conformal metric of this state
     distributed::admFromBssn(*k.storage, *storage_);
@@ -65,29 +65,10 @@ ConstraintNorms RefinedConstraintMonitor::evaluate(RefinedEvolution &e,
           }
           if (nearFace || (excluded && excluded(k.coordinate(i, j, z))))
             continue;
-          const size_t p = k.index(i, j, z);
-          const double m2 = std::max(M2[p], 0.0);
-          local[0] += H[p] * H[p] * volume;
-          local[1] += m2 * volume;
-          local[2] += volume;
-          local[3] += 1;
-          // NaN must win the maximum: a blown-up run has to show it.
-          localMax[0] = std::isnan(H[p]) || std::abs(H[p]) > localMax[0] ? std::abs(H[p]) : localMax[0];
-          localMax[1] = std::isnan(m2) || std::sqrt(m2) > localMax[1] ? std::sqrt(m2) : localMax[1];
+          sums.add(H[k.index(i, j, z)], M2[k.index(i, j, z)], volume);
         }
   }
-  double sum[4], mx[2];
-  MPI_Allreduce(local, sum, 4, MPI_DOUBLE, MPI_SUM, e.forest().comm());
-  MPI_Allreduce(localMax, mx, 2, MPI_DOUBLE, MPI_MAX, e.forest().comm());
-  ConstraintNorms out;
-  out.points = static_cast<long>(sum[3]);
-  if (sum[2] > 0) {
-    out.l2H = std::sqrt(sum[0] / sum[2]);
-    out.l2M = std::sqrt(sum[1] / sum[2]);
-  }
-  out.maxH = mx[0];
-  out.maxM = mx[1];
-  return out;
+  return sums.reduce(e.forest().comm());
 }
 
 double minimumOverBlocks(const RefinedEvolution &e, const std::string &field, unsigned component) {

@@ -21,6 +21,19 @@ struct ConstraintNorms {
   long points = 0;
 };
 
+/// The sums behind ConstraintNorms: every point added with its weight (1 on one grid, the cell
+/// volume across levels), then reduced over the ranks. NaN wins the maxima: a blown-up run
+/// shows it.
+class ConstraintSums {
+public:
+  void add(double H, double M2, double weight);
+  ConstraintNorms reduce(MPI_Comm comm) const;
+
+private:
+  double sum_[4] = {0, 0, 0, 0}; // H^2 w, |M|^2 w, w, points
+  double max_[2] = {0, 0};
+};
+
 class ConstraintMonitor {
 public:
   /// `constraints`: a module with `kernel` (residual grid) reading gamma, gammaU, Kij and

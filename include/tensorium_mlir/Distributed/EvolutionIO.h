@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,18 @@ uint64_t mix(uint64_t x);
 uint64_t textHash(const std::string &text);
 /// Why rank 0 cannot read `path` as an HDF5 file ("" when it can); every rank gets the answer.
 std::string restartFileProblem(MPI_Comm comm, const std::string &path);
+/// Runs `work` on rank 0 once every rank has arrived and gives every rank its answer (false
+/// when it threw). Collective.
+bool agreedOnRoot(MPI_Comm comm, const std::function<bool()> &work) noexcept;
+/// Writes `text` to PATH.partial and renames it to `path`; false when either fails.
+bool replaceFile(const std::string &path, const std::string &text);
+/// The XDMF attributes of evolved fields on one grid of `pointDims` points (slowest first):
+/// symmetric rank-2 fields (9 components) by their six independent components, three
+/// components as a vector, each a hyperslab of dataset `source` (of `sourceDims`, the
+/// components interlaced last) from index `start` plus the component offset.
+void writeXdmfFieldAttributes(std::ostream &x, const std::vector<EvolvedField> &fields, const std::string &pointDims,
+                              const std::string &start, const std::string &sourceDims, const std::string &source,
+                              int indent);
 
 /// A CSV table of a run's progress that rank 0 writes under PATH.partial and moves to PATH when
 /// the run finishes, so that a table under its final name is complete. Every call is

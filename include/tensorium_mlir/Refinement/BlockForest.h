@@ -118,6 +118,8 @@ public:
   struct Impl;
 
 private:
+  /// The brick of root blocks as a p4est forest of one leaf per root (also sets rank and size).
+  void createBrick();
   void rebuildLeaves();
 
   MPI_Comm comm_;
