@@ -284,11 +284,17 @@ std::string evolutionLayout(const DistributedEvolution &e) {
   for (double v : g.spacing)
     s << " " << exact(v);
   s << " boundary " << boundaryName(g.boundary) << " ghost " << g.ghostWidth << "\n";
-  s << "integrator " << integratorName(e.options().integrator) << " params";
-  for (double p : e.options().params)
+  s << "integrator " << integratorName(e.options().integrator) << layoutParamsAndFields(e.options().params, e.fields());
+  return s.str();
+}
+
+std::string layoutParamsAndFields(const std::vector<double> &params, const std::vector<EvolvedField> &fields) {
+  std::ostringstream s;
+  s << " params";
+  for (double p : params)
     s << " " << exact(p);
   s << "\nfields";
-  for (const EvolvedField &f : e.fields())
+  for (const EvolvedField &f : fields)
     s << " " << f.name << ":" << f.components << "@" << f.offset;
   s << "\n";
   return s.str();

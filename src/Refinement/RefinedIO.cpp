@@ -156,13 +156,8 @@ std::string refinedLayout(const RefinedEvolution &e) {
   s << "forest lower " << exact(f.lower[0]) << " " << exact(f.lower[1]) << " " << exact(f.lower[2]) << " root_width "
     << exact(f.rootWidth) << " roots " << f.roots[0] << " " << f.roots[1] << " " << f.roots[2]
     << (f.periodic ? " periodic" : " open") << " block " << f.blockPoints << " max_level " << f.maxLevel << "\n";
-  s << "ghost " << o.ghostWidth << " interpolation " << o.interpolationPoints << " integrator rk4 params";
-  for (double p : o.params)
-    s << " " << exact(p);
-  s << "\nfields";
-  for (const EvolvedField &field : e.fields())
-    s << " " << field.name << ":" << field.components << "@" << field.offset;
-  s << "\n";
+  s << "ghost " << o.ghostWidth << " interpolation " << o.interpolationPoints << " integrator rk4"
+    << distributed::layoutParamsAndFields(o.params, e.fields());
   return s.str();
 }
 

@@ -59,6 +59,8 @@ private:
 /// One line per evolved field component set: name:components@offset, plus grid and kernel.
 /// Two runs can continue each other's checkpoints exactly when their layouts are equal.
 std::string evolutionLayout(const DistributedEvolution &e);
+/// The end of a layout: " params <exact values>\nfields name:components@offset ...\n".
+std::string layoutParamsAndFields(const std::vector<double> &params, const std::vector<EvolvedField> &fields);
 
 class SnapshotWriter {
 public:
