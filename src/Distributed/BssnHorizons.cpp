@@ -12,12 +12,46 @@ namespace {
 using horizons::Point3;
 using horizons::Sym3;
 
-// Interpolated per point: chi, gammatilde (6), Atilde (6), K, then d_k chi and d_k gammatilde
-// (7 per axis).
-constexpr int kValues = 14, kPerPoint = kValues + 3 * 7;
+constexpr int kValues = 14, kPerPoint = kSliceValues;
 constexpr int kSymmetric[6] = {0, 1, 2, 4, 5, 8}; // xx xy xz yy yz zz of a row-major 3x3
 
 } // namespace
+
+SliceBuffers sliceBuffers(const runtime::UniformGridStorage &s) {
+  return {s.buffer("chi").data(), s.buffer("gammatilde").data(), s.buffer("Atilde").data(), s.buffer("K").data(),
+          static_cast<size_t>(s.shape().points())};
+}
+
+void addSliceSample(const SliceBuffers &b, size_t index, double wv, const double wd[3], double *v) {
+  double f[7];
+  f[0] = b.chi[index];
+  for (int q = 0; q < 6; ++q)
+    f[1 + q] = b.gammatilde[static_cast<size_t>(kSymmetric[q]) * b.points + index];
+  for (int q = 0; q < 7; ++q) {
+    v[q] += wv * f[q];
+    for (int k = 0; k < 3; ++k)
+      v[kValues + 7 * k + q] += wd[k] * f[q];
+  }
+  for (int q = 0; q < 6; ++q)
+    v[7 + q] += wv * b.Atilde[static_cast<size_t>(kSymmetric[q]) * b.points + index];
+  v[13] += wv * b.K[index];
+}
+
+void sliceGeometryFromValues(const double *v, const Point3 &x, horizons::SpatialGeometry &out) {
+  const double c = v[0];
+  if (!(c > 0)) {
+    char text[160];
+    std::snprintf(text, sizeof text, "chi = %.3g at (%.4g, %.4g, %.4g): the surface reaches the puncture", c, x[0], x[1],
+                  x[2]);
+    throw horizons::GeometryDomainError(text);
+  }
+  for (size_t q = 0; q < 6; ++q) {
+    out.gamma[q] = v[1 + q] / c;
+    out.K[q] = (v[7 + q] + v[1 + q] * v[13] / 3) / c;
+    for (size_t k = 0; k < 3; ++k)
+      out.dgamma[k][q] = v[kValues + 7 * k + 1 + q] / c - v[1 + q] * v[kValues + 7 * k] / (c * c);
+  }
+}
 
 horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) {
   if (nodes != 4 && nodes != 6)
@@ -34,10 +68,7 @@ horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) 
     const int below = nodes / 2 - 1;
     const size_t np = points.size();
     std::vector<double> local(np * kPerPoint, 0.0), sum(np * kPerPoint, 0.0);
-    const auto &storage = std::as_const(e.storage());
-    const std::span<const double> chi = storage.buffer("chi"), gt = storage.buffer("gammatilde"),
-                                  At = storage.buffer("Atilde"), K = storage.buffer("K");
-    const size_t n = e.storage().shape().points();
+    const SliceBuffers buffers = sliceBuffers(std::as_const(e.storage()));
     for (size_t p = 0; p < np; ++p) {
       int64_t base[3];
       double w[3][6], dw[3][6];
@@ -63,39 +94,13 @@ horizons::GeometrySampler bssnSliceGeometry(DistributedEvolution &e, int nodes) 
             const size_t index = e.grid().storageIndex(base[0] + a - below, base[1] + b - below, base[2] + c - below);
             const double wv = w[0][a] * w[1][b] * w[2][c];
             const double wd[3] = {dw[0][a] * w[1][b] * w[2][c], w[0][a] * dw[1][b] * w[2][c], w[0][a] * w[1][b] * dw[2][c]};
-            double f[7];
-            f[0] = chi[index];
-            for (int q = 0; q < 6; ++q)
-              f[1 + q] = gt[static_cast<size_t>(kSymmetric[q]) * n + index];
-            for (int q = 0; q < 7; ++q) {
-              v[q] += wv * f[q];
-              for (int k = 0; k < 3; ++k)
-                v[kValues + 7 * k + q] += wd[k] * f[q];
-            }
-            for (int q = 0; q < 6; ++q)
-              v[7 + q] += wv * At[static_cast<size_t>(kSymmetric[q]) * n + index];
-            v[13] += wv * K[index];
+            addSliceSample(buffers, index, wv, wd, v);
           }
     }
     // Exactly one rank owns each point's base cell: the sum is its value.
     MPI_Allreduce(local.data(), sum.data(), static_cast<int>(sum.size()), MPI_DOUBLE, MPI_SUM, e.grid().comm());
-    for (size_t p = 0; p < np; ++p) {
-      const double *v = &sum[p * kPerPoint];
-      const double c = v[0];
-      if (!(c > 0)) {
-        char text[160];
-        std::snprintf(text, sizeof text, "chi = %.3g at (%.4g, %.4g, %.4g): the surface reaches the puncture", c,
-                      points[p][0], points[p][1], points[p][2]);
-        throw horizons::GeometryDomainError(text);
-      }
-      horizons::SpatialGeometry &out_ = out[p];
-      for (size_t q = 0; q < 6; ++q) {
-        out_.gamma[q] = v[1 + q] / c;
-        out_.K[q] = (v[7 + q] + v[1 + q] * v[13] / 3) / c;
-        for (size_t k = 0; k < 3; ++k)
-          out_.dgamma[k][q] = v[kValues + 7 * k + 1 + q] / c - v[1 + q] * v[kValues + 7 * k] / (c * c);
-      }
-    }
+    for (size_t p = 0; p < np; ++p)
+      sliceGeometryFromValues(&sum[p * kPerPoint], points[p], out[p]);
   };
 }
 
@@ -120,8 +125,11 @@ HorizonMonitorSettings checked(HorizonMonitorSettings settings, size_t trackedPo
 
 // The settings are checked before the table (an output) is created.
 HorizonMonitor::HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSettings settings, size_t trackedPoints)
+    : HorizonMonitor(e.grid().comm(), std::move(settings), trackedPoints) {}
+
+HorizonMonitor::HorizonMonitor(MPI_Comm comm, HorizonMonitorSettings settings, size_t trackedPoints)
     : settings_(checked(std::move(settings), trackedPoints)),
-      table_(e.grid().comm(), settings_.every > 0 ? settings_.table : "", "horizon table") {
+      table_(comm, settings_.every > 0 ? settings_.table : "", "horizon table") {
   previous_.resize(settings_.guesses.size());
   table_.append(!table_.writing() ? std::string() : std::string("time,step,horizon,follows,found,iterations,area,irreducible_mass,mean_radius,centroid_x,centroid_y,"
                   "centroid_z,circumference_xy,circumference_xz,circumference_yz,J_x,J_y,J_z,christodoulou_mass,chi,"
@@ -137,10 +145,17 @@ std::vector<std::string> HorizonMonitor::columns() {
 void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> &tracked) {
   if (!enabled())
     return;
+  observe(bssnSliceGeometry(e, e.grid().spec().ghostWidth >= 3 ? 6 : 4), e.grid().comm(), e.time(), e.stepNumber(),
+          tracked);
+}
+
+void HorizonMonitor::observe(const horizons::GeometrySampler &geometry, MPI_Comm comm, double t, long step,
+                             const std::vector<Point3> &tracked) {
+  if (!enabled())
+    return;
   int rank = 0;
-  MPI_Comm_rank(e.grid().comm(), &rank);
+  MPI_Comm_rank(comm, &rank);
   const auto started = std::chrono::steady_clock::now();
-  const horizons::GeometrySampler geometry = bssnSliceGeometry(e, e.grid().spec().ghostWidth >= 3 ? 6 : 4);
   std::string line;
   char text[512];
   for (size_t q = 0; q < settings_.guesses.size(); ++q) {
@@ -181,12 +196,12 @@ void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> 
     }
     line += text;
     if (g.follows == HorizonGuess::Follows::Centroid && r.found && !commonTime_) {
-      commonTime_ = e.time();
-      std::snprintf(text, sizeof text, "  [common horizon first found at t = %.4f]", e.time());
+      commonTime_ = t;
+      std::snprintf(text, sizeof text, "  [common horizon first found at t = %.4f]", t);
       line += text;
     }
     const double follows01 = g.follows == HorizonGuess::Follows::Tracked ? 1 : g.follows == HorizonGuess::Follows::Centroid ? 2 : 0;
-    rows_.insert(rows_.end(), {e.time(), static_cast<double>(e.stepNumber()), static_cast<double>(q + 1), follows01,
+    rows_.insert(rows_.end(), {t, static_cast<double>(step), static_cast<double>(q + 1), follows01,
                                r.found ? 1.0 : 0.0, static_cast<double>(r.iterations), m.area, m.irreducibleMass,
                                m.meanRadius, m.centroid[0], m.centroid[1], m.centroid[2], m.equatorialCircumference,
                                m.polarCircumferenceXZ, m.polarCircumferenceYZ, m.spin[0], m.spin[1], m.spin[2],
@@ -195,7 +210,7 @@ void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> 
       std::snprintf(text, sizeof text,
                     "%.17g,%ld,%zu,%s,%d,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
                     "%.17g,%d\n",
-                    e.time(), e.stepNumber(), q + 1, follows, r.found ? 1 : 0, r.iterations, m.area, m.irreducibleMass,
+                    t, step, q + 1, follows, r.found ? 1 : 0, r.iterations, m.area, m.irreducibleMass,
                     m.meanRadius, m.centroid[0], m.centroid[1], m.centroid[2], m.equatorialCircumference,
                     m.polarCircumferenceXZ, m.polarCircumferenceYZ, m.spin[0], m.spin[1], m.spin[2], m.christodoulouMass,
                     m.dimensionlessSpin, m.rmsExpansion, r.stagnated ? 1 : 0);
@@ -206,7 +221,7 @@ void HorizonMonitor::observe(DistributedEvolution &e, const std::vector<Point3> 
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (rank == 0) {
-    std::printf("t = %8.4f horizons:%s\n", e.time(), line.c_str());
+    std::printf("t = %8.4f horizons:%s\n", t, line.c_str());
     std::fflush(stdout);
   }
 }

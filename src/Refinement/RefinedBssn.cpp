@@ -2,8 +2,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace tensorium_mlir::refinement {
+
+namespace {
+
+/// The local block that holds x (finest leaf: leaves do not overlap), or null.
+const Block *blockHolding(const RefinedEvolution &e, const std::array<double, 3> &x) {
+  const ForestSpec &s = e.options().forest;
+  for (const Block &k : e.blocks()) {
+    const std::array<double, 3> lo = k.leaf.lowerRoot();
+    const double w = k.leaf.widthRoot();
+    bool inside = true;
+    for (int a = 0; a < 3; ++a) {
+      const double r = (x[a] - s.lower[a]) / s.rootWidth;
+      inside = inside && r >= lo[a] && r < lo[a] + w;
+    }
+    if (inside)
+      return &k;
+  }
+  return nullptr;
+}
+
+} // namespace
 
 distributed::StorageLattice blockLattice(const Block &b) {
   distributed::StorageLattice l;
@@ -63,16 +85,8 @@ std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std
   std::vector<double> partial(stride * points.size(), 0.0), total(partial.size(), 0.0);
   for (size_t q = 0; q < points.size(); ++q) {
     const auto &x = points[q];
-    for (const Block &k : e.blocks()) {
-      const std::array<double, 3> lo = k.leaf.lowerRoot();
-      const double w = k.leaf.widthRoot();
-      bool inside = true;
-      for (int a = 0; a < 3; ++a) {
-        const double r = (x[a] - s.lower[a]) / s.rootWidth;
-        inside = inside && r >= lo[a] && r < lo[a] + w;
-      }
-      if (!inside)
-        continue;
+    if (const Block *holder = blockHolding(e, x)) {
+      const Block &k = *holder;
       int first[3];
       double weights[3][8];
       for (int a = 0; a < 3; ++a) {
@@ -91,7 +105,6 @@ std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std
         partial[stride * q + c] = sum;
       }
       partial[stride * q + components.size()] = 1;
-      break;
     }
   }
   MPI_Allreduce(partial.data(), total.data(), static_cast<int>(partial.size()), MPI_DOUBLE, MPI_SUM, e.forest().comm());
@@ -104,6 +117,66 @@ std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std
       out[c][q] = total[stride * q + c];
   }
   return out;
+}
+
+
+horizons::GeometrySampler refinedSliceGeometry(RefinedEvolution &e, int nodes) {
+  if (nodes != 4 && nodes != 6)
+    throw RefinementError("horizon interpolation takes 4 or 6 nodes per axis");
+  if (e.options().ghostWidth < nodes / 2)
+    throw RefinementError("horizon interpolation with " + std::to_string(nodes) + " nodes needs a ghost width of at least " +
+                          std::to_string(nodes / 2));
+  for (const char *name : {"chi", "gammatilde", "Atilde", "K"})
+    (void)e.field(name); // a system without them is refused now
+  if (e.field("gammatilde").components != 9 || e.field("Atilde").components != 9)
+    throw RefinementError("horizons need gammatilde and Atilde stored with 9 components");
+  e.fillGhosts();
+  return [&e, nodes](std::span<const horizons::Point3> points, std::span<horizons::SpatialGeometry> out) {
+    const ForestSpec &s = e.options().forest;
+    const std::array<double, 3> upper = s.upper();
+    const int below = nodes / 2 - 1;
+    const size_t np = points.size(), K = distributed::kSliceValues;
+    // Per point the values and a 1 from the rank whose block holds it (exact sums).
+    std::vector<double> local(np * (K + 1), 0.0), sum(local.size(), 0.0);
+    for (size_t p = 0; p < np; ++p) {
+      const std::array<double, 3> x{points[p][0], points[p][1], points[p][2]};
+      for (int a = 0; a < 3; ++a)
+        if (!(x[a] >= s.lower[a] && x[a] < upper[a])) {
+          char text[160];
+          std::snprintf(text, sizeof text, "the point (%.4g, %.4g, %.4g) is outside the domain", x[0], x[1], x[2]);
+          throw horizons::GeometryDomainError(text);
+        }
+      const Block *k = blockHolding(e, x);
+      if (!k)
+        continue;
+      int base[3];
+      double w[3][6], dw[3][6];
+      for (int a = 0; a < 3; ++a) {
+        const double u = (x[a] - k->lower[a]) / k->spacing; // interior node index
+        base[a] = static_cast<int>(std::floor(u));
+        horizons::lagrangeWeights(nodes, u - base[a], w[a], dw[a]);
+        for (int i = 0; i < nodes; ++i)
+          dw[a][i] /= k->spacing;
+      }
+      const distributed::SliceBuffers buffers = distributed::sliceBuffers(std::as_const(*k->storage));
+      double *v = &local[p * (K + 1)];
+      for (int a = 0; a < nodes; ++a)
+        for (int b = 0; b < nodes; ++b)
+          for (int c = 0; c < nodes; ++c) {
+            const double wv = w[0][a] * w[1][b] * w[2][c];
+            const double wd[3] = {dw[0][a] * w[1][b] * w[2][c], w[0][a] * dw[1][b] * w[2][c], w[0][a] * w[1][b] * dw[2][c]};
+            distributed::addSliceSample(buffers, k->index(base[0] + a - below, base[1] + b - below, base[2] + c - below),
+                                        wv, wd, v);
+          }
+      v[K] = 1;
+    }
+    MPI_Allreduce(local.data(), sum.data(), static_cast<int>(sum.size()), MPI_DOUBLE, MPI_SUM, e.forest().comm());
+    for (size_t p = 0; p < np; ++p) {
+      if (sum[p * (K + 1) + K] != 1)
+        throw RefinementError("internal: " + std::to_string(sum[p * (K + 1) + K]) + " blocks hold a horizon point");
+      distributed::sliceGeometryFromValues(&sum[p * (K + 1)], points[p], out[p]);
+    }
+  };
 }
 
 std::vector<std::array<double, 3>> RefinedPunctureTracker::velocities(RefinedEvolution &e,

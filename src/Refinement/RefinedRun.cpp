@@ -185,8 +185,8 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
                          const RefinedRunSettings &s, bool restarted) {
   const int rank = e.forest().rank();
   const distributed::MonitoredRunSettings &run = s.run;
-  if (run.horizons.every > 0 || run.waves.every > 0 || !run.profileFile.empty())
-    throw RunSettingsError("horizons, wave extraction and the axis profile do not run on the refined grid yet");
+  if (run.waves.every > 0 || !run.profileFile.empty())
+    throw RunSettingsError("wave extraction and the axis profile do not run on the refined grid yet");
   if (s.refinement.regridEvery < 1)
     throw RunSettingsError("the regrid interval must be at least one step");
   const ForestSpec &f = e.options().forest;
@@ -220,6 +220,12 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
   if (rank == 0)
     printRunHeader(e, s, dt, lastStep, e.forest().size(), perLevel);
 
+  distributed::HorizonMonitor horizons(e.forest().comm(), run.horizons, tracker.positions().size());
+  auto observeHorizons = [&] {
+    if (horizons.enabled())
+      horizons.observe(refinedSliceGeometry(e, e.options().ghostWidth >= 3 ? 6 : 4), e.forest().comm(), e.time(),
+                       e.stepNumber(), tracker.positions());
+  };
   std::unique_ptr<RefinedSnapshotWriter> snapshots;
   if (!run.output.empty())
     snapshots = std::make_unique<RefinedSnapshotWriter>(e, run.output, run.runFile);
@@ -248,6 +254,7 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
   const std::vector<double> &radii = s.refinement.radii;
   try {
     report(&first);
+    observeHorizons();
     if (snapshots)
       snapshots->write(e);
     while (e.stepNumber() < lastStep) {
@@ -259,6 +266,8 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
         e.regrid(regionsAround(tracker.positions(), radii));
       if (e.stepNumber() % run.monitorEvery == 0 || e.stepNumber() == lastStep)
         report(nullptr);
+      if (horizons.enabled() && (e.stepNumber() % horizons.every() == 0 || e.stepNumber() == lastStep))
+        observeHorizons();
       if (snapshots && e.stepNumber() % run.outputEvery == 0)
         snapshots->write(e);
       if (run.checkpointEvery && e.stepNumber() % run.checkpointEvery == 0)
@@ -292,9 +301,16 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
   }
   if (!run.checkpoint.empty() && e.stepNumber() % run.checkpointEvery != 0)
     writeRefinedCheckpoint(e, run.checkpoint, refinedCheckpointExtras(tracker, s.refinement, run.runFile));
+  if (rank == 0 && horizons.enabled()) {
+    std::printf("horizon searches: %.2f s in all", horizons.seconds());
+    if (horizons.commonHorizonTime())
+      std::printf(", common horizon first found at t = %.4f", *horizons.commonHorizonTime());
+    std::printf("\n");
+  }
   if (snapshots)
     snapshots->finish(e);
   table.finish();
+  horizons.finish();
 }
 
 } // namespace tensorium_mlir::refinement

@@ -14,6 +14,20 @@
 
 namespace tensorium_mlir::distributed {
 
+/// What the finder's samplers interpolate per point: chi, gammatilde (6), Atilde (6), K, then
+/// d_k chi and d_k gammatilde (7 per axis).
+inline constexpr int kSliceValues = 35;
+struct SliceBuffers {
+  const double *chi, *gammatilde, *Atilde, *K;
+  size_t points; // per component
+};
+SliceBuffers sliceBuffers(const runtime::UniformGridStorage &s);
+/// Adds storage point `index` with value weight wv and derivative weights wd to v[kSliceValues].
+void addSliceSample(const SliceBuffers &b, size_t index, double wv, const double wd[3], double *v);
+/// gamma_ij, its derivatives and K_ij from the interpolated values at x; throws
+/// horizons::GeometryDomainError where chi <= 0 (the surface reaches the puncture).
+void sliceGeometryFromValues(const double *v, const horizons::Point3 &x, horizons::SpatialGeometry &out);
+
 /// The slice of the loaded storage (DistributedEvolution::loadStorage) as the finder reads it:
 /// Lagrange interpolation on `nodes` points per axis (4 or 6; at most twice the ghost width),
 /// derivatives of the interpolant. Collective: every rank must call the sampler with the same
@@ -45,12 +59,17 @@ public:
   /// Checks the settings (guesses referring to tracked points that exist, radii > 0) and
   /// creates the table. Throws DistributedError.
   HorizonMonitor(const DistributedEvolution &e, HorizonMonitorSettings settings, size_t trackedPoints);
+  /// The same for any engine whose ranks form `comm`.
+  HorizonMonitor(MPI_Comm comm, HorizonMonitorSettings settings, size_t trackedPoints);
   bool enabled() const { return settings_.every > 0 && !settings_.guesses.empty(); }
   long every() const { return settings_.every; }
   /// Searches from every guess at the present state (collective); prints one line on rank 0 and
   /// appends the rows. The first time a Centroid guess finds a horizon is printed as the time
   /// the common horizon appeared.
   void observe(DistributedEvolution &e, const std::vector<horizons::Point3> &tracked);
+  /// The same on the slice `geometry` samples (collective over `comm`) at time t, step `step`.
+  void observe(const horizons::GeometrySampler &geometry, MPI_Comm comm, double t, long step,
+               const std::vector<horizons::Point3> &tracked);
   void finish() { table_.finish(); }
   /// When the common horizon was first found (none yet: empty).
   std::optional<double> commonHorizonTime() const { return commonTime_; }

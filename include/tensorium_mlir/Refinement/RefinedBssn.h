@@ -5,6 +5,7 @@
 // arbitrary points (the finest leaf holding the point), puncture tracking, and refinement regions
 // that follow the tracked points. No MLIR here.
 #include "tensorium_mlir/Distributed/BssnHooks.h"
+#include "tensorium_mlir/Distributed/BssnHorizons.h"
 #include "tensorium_mlir/Distributed/BssnSetup.h"
 #include "tensorium_mlir/Refinement/RefinedEvolution.h"
 
@@ -28,6 +29,14 @@ void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors
 std::vector<std::vector<double>> interpolateField(RefinedEvolution &e, const std::string &field,
                                                   const std::vector<unsigned> &components,
                                                   const std::vector<std::array<double, 3>> &points);
+
+/// The slice as the horizon finder reads it (gamma_ij, its derivatives, K_ij), from the block
+/// holding each point: Lagrange interpolation on `nodes` (4 or 6) points per axis inside the
+/// block and its ghost layers, derivatives of the interpolant. The ghost layers are filled once,
+/// now: the sampler belongs to the present state. Collective: every rank calls it with the same
+/// points; a point outside the domain, or where chi <= 0, throws horizons::GeometryDomainError
+/// on every rank.
+horizons::GeometrySampler refinedSliceGeometry(RefinedEvolution &e, int nodes = 6);
 
 /// Punctures followed by dx/dt = -beta(x) (Heun's method), as on the uniform grid.
 class RefinedPunctureTracker {

@@ -3,8 +3,9 @@
 // step dt = cfl h_finest to a final time, refinement regions about the tracked punctures moved
 // every K steps, constraint norms over the finest data at every point (volume-weighted, outside
 // an excision radius around the tracked points and inside an optional norm box), the lapse,
-// HDF5/XDMF snapshots of every block, checkpoints that restart bit for bit on any rank count,
-// and the cost of each part of the step. Every check runs before any output is created.
+// apparent horizons, HDF5/XDMF snapshots of every block, checkpoints that restart bit for bit
+// on any rank count, and the cost of each part of the step. Every check runs before any output
+// is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/MonitoredRun.h"
 #include "tensorium_mlir/Refinement/RefinedBssn.h"
@@ -25,8 +26,8 @@ struct RefinementSchedule {
 };
 
 struct RefinedRunSettings {
-  /// Final time, cfl, norm region, monitor table, snapshots, checkpoints and the run file as on
-  /// the uniform grid; horizons, wave extraction and the axis profile are refused here.
+  /// Final time, cfl, norm region, monitor table, snapshots, checkpoints, apparent horizons and
+  /// the run file as on the uniform grid; wave extraction and the axis profile are refused here.
   distributed::MonitoredRunSettings run;
   RefinementSchedule refinement;
 };
