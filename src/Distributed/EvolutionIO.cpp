@@ -461,8 +461,14 @@ CheckpointExtras readCheckpoint(DistributedEvolution &e, const std::string &path
     Viewer v(e.grid().comm(), path, FILE_MODE_READ);
     PetscBool has = PETSC_FALSE;
     checkPetsc(PetscViewerHDF5HasGroup(v, "/checkpoint", &has), "reading a checkpoint");
-    if (!has)
-      throw DistributedError("'" + path + "' is not a checkpoint (no /checkpoint group)");
+    if (!has) {
+      PetscBool refined = PETSC_FALSE;
+      checkPetsc(PetscViewerHDF5HasGroup(v, "/refined_checkpoint", &refined), "reading a checkpoint");
+      // The caller's message names the file.
+      throw DistributedError(refined ? "is a checkpoint of the refined grid (continue it with the --refine-radii it was "
+                                       "written with)"
+                                     : "is not a checkpoint (no /checkpoint group)");
+    }
     layout = readString(v, "/checkpoint", "layout");
     if (layout != evolutionLayout(e))
       throw DistributedError("was written by a different run:" + layoutDifference(layout, evolutionLayout(e)));

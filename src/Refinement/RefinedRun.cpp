@@ -163,7 +163,8 @@ void printRunHeader(const RefinedEvolution &e, const RefinedRunSettings &s, doub
               e.options().ghostWidth, e.options().interpolationPoints, static_cast<long long>(e.forest().globalCount()));
   for (size_t l = 0; l < perLevel.size(); ++l)
     std::printf("%s%lld", l ? " " : "", static_cast<long long>(perLevel[l]));
-  std::printf(" per level), %lld points; %d rank(s)\n", static_cast<long long>(globalPoints(e)), ranks);
+  std::printf(" per level), %lld points; %d rank(s); estimated peak memory of rank 0's blocks %.1f MiB\n",
+              static_cast<long long>(globalPoints(e)), ranks, e.memoryEstimate() / (1024.0 * 1024.0));
   std::printf("refinement: level l within r <");
   for (size_t l = 0; l < s.refinement.radii.size(); ++l)
     std::printf(" %g", s.refinement.radii[l]);

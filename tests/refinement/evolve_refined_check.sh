@@ -58,6 +58,18 @@ expect_refused() {
 }
 expect_refused other_radii "has refinement radius 1 for level 1, this run 1.5" --final-time 0.5 --restart half.h5 --refine-radii 1.5
 expect_refused other_regrid "was regridded every 2 steps, this run every 4" --final-time 0.5 --restart half.h5 --regrid-every 4
+# A checkpoint of the other grid, either way round.
+uniform=(--resolution 16 --extent 8 --b 1 --initial-data-resolution 12,12,6)
+timeout 300 "$evolve" "${uniform[@]}" --final-time 0.25 --checkpoint uniform.h5 --checkpoint-every 1 > uniform.out 2>&1 ||
+  { cat uniform.out; fail "the uniform run that writes a checkpoint"; }
+expect_refused from_uniform "is a checkpoint of the uniform grid, not of the refined grid" --final-time 0.5 --restart uniform.h5
+if timeout 300 "$evolve" "${uniform[@]}" --final-time 0.5 --restart half.h5 > to_uniform.out 2>&1 ||
+  ! grep -q "is a checkpoint of the refined grid" to_uniform.out; then
+  cat to_uniform.out
+  fail "a uniform run restarted from a refined checkpoint was not refused as such"
+else
+  grep -m1 "error" to_uniform.out
+fi
 cp half.h5 flipped.h5
 "$compare" --flip flipped.h5 /refined_checkpoint/state 12345 7 > /dev/null || fail "cannot flip a bit"
 expect_refused flipped "fail the checksum" --final-time 0.5 --restart flipped.h5
