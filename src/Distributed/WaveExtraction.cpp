@@ -30,22 +30,46 @@ struct WaveExtractor::Impl {
   }
 };
 
-WaveExtractor::WaveExtractor(DistributedEvolution &e, const KernelModuleTables &weyl, WaveExtractionSettings settings)
-    : settings_(std::move(settings)) {
+std::vector<horizons::Point3> WaveExtractor::checkedSpheres() const {
   if (settings_.every < 0)
     throw DistributedError("the extraction cadence must not be negative");
   if (settings_.lmax < 2 || settings_.lmax > 16)
     throw DistributedError("extraction lmax must lie in [2, 16]");
-  if (!enabled()) {
-    impl_ = std::make_unique<Impl>(e.grid().comm(), settings_.lmax, WaveExtractionSettings{});
-    return;
-  }
-  const GridSpec &g = e.grid().spec();
   const waves::SphereQuadrature quadrature(settings_.lmax);
   std::vector<horizons::Point3> points;
   for (double R : settings_.radii) {
     if (!(R > 0) || !std::isfinite(R))
       throw DistributedError("extraction radii must be positive");
+    for (int k = 0; k < quadrature.size(); ++k) {
+      const double th = quadrature.theta(k), ph = quadrature.phi(k);
+      points.push_back({settings_.center[0] + R * std::sin(th) * std::cos(ph),
+                        settings_.center[1] + R * std::sin(th) * std::sin(ph), settings_.center[2] + R * std::cos(th)});
+    }
+  }
+  return points;
+}
+
+WaveExtractor::WaveExtractor(MPI_Comm comm, WaveExtractionSettings settings) : settings_(std::move(settings)) {
+  std::vector<horizons::Point3> points = checkedSpheres();
+  impl_ = std::make_unique<Impl>(comm, settings_.lmax, enabled() ? settings_ : WaveExtractionSettings{});
+  if (!enabled())
+    return;
+  impl_->points = std::move(points);
+  impl_->modes.append(impl_->modes.writing() ? "time,step,radius,l,m,psi4_re,psi4_im\n" : "");
+  impl_->integrals.append(impl_->integrals.writing() ? "time,step,radius,M_adm,P_x,P_y,P_z,J_x,J_y,J_z\n" : "");
+}
+
+const std::vector<horizons::Point3> &WaveExtractor::points() const { return impl_->points; }
+
+WaveExtractor::WaveExtractor(DistributedEvolution &e, const KernelModuleTables &weyl, WaveExtractionSettings settings)
+    : settings_(std::move(settings)) {
+  std::vector<horizons::Point3> points = checkedSpheres();
+  if (!enabled()) {
+    impl_ = std::make_unique<Impl>(e.grid().comm(), settings_.lmax, WaveExtractionSettings{});
+    return;
+  }
+  const GridSpec &g = e.grid().spec();
+  for (double R : settings_.radii) {
     for (int a = 0; a < 3; ++a) {
       // Cubic interpolation needs one grid point below and two above each sphere point.
       const double lo = g.lower[a] + g.spacing[a], hi = g.lower[a] + static_cast<double>(g.points[a] - 3) * g.spacing[a];
@@ -55,11 +79,6 @@ WaveExtractor::WaveExtractor(DistributedEvolution &e, const KernelModuleTables &
                       R, settings_.center[0], settings_.center[1], settings_.center[2], "xyz"[a], lo, hi);
         throw DistributedError(text);
       }
-    }
-    for (int k = 0; k < quadrature.size(); ++k) {
-      const double th = quadrature.theta(k), ph = quadrature.phi(k);
-      points.push_back({settings_.center[0] + R * std::sin(th) * std::cos(ph),
-                               settings_.center[1] + R * std::sin(th) * std::sin(ph), settings_.center[2] + R * std::cos(th)});
     }
   }
   const Box &gb = e.grid().ghosted();
@@ -159,9 +178,19 @@ void WaveExtractor::observe(DistributedEvolution &e) {
   //   J_i = (1/8 pi) oint eps_ijk x^j (K_kl - K delta_kl) n^l dS  (about the extraction centre).
   std::vector<horizons::SpatialGeometry> slice(np);
   bssnSliceGeometry(e, spec.ghostWidth >= 3 ? 6 : 4)(m.points, slice);
+  record(e.grid().comm(), e.time(), e.stepNumber(), sum, slice);
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
 
+void WaveExtractor::record(MPI_Comm comm, double t, long step, const std::vector<double> &sum,
+                           const std::vector<horizons::SpatialGeometry> &slice) {
+  if (!enabled())
+    return;
+  Impl &m = *impl_;
+  if (sum.size() != 2 * m.points.size() || slice.size() != m.points.size())
+    throw DistributedError("wave extraction: Psi4 and the slice must be given at every sphere point");
   int rank = 0;
-  MPI_Comm_rank(e.grid().comm(), &rank);
+  MPI_Comm_rank(comm, &rank);
   const int nq = m.quadrature.size();
   std::string summary;
   for (size_t r = 0; r < settings_.radii.size(); ++r) {
@@ -196,10 +225,10 @@ void WaveExtractor::observe(DistributedEvolution &e) {
     const std::vector<waves::Mode> modes = waves::projectSpinWeighted(m.quadrature, f, -2, settings_.lmax);
     char text[256];
     for (const waves::Mode &md : modes) {
-      modeRows_.insert(modeRows_.end(), {e.time(), static_cast<double>(e.stepNumber()), R, static_cast<double>(md.l),
+      modeRows_.insert(modeRows_.end(), {t, static_cast<double>(step), R, static_cast<double>(md.l),
                                          static_cast<double>(md.m), md.value.real(), md.value.imag()});
       if (m.modes.writing()) {
-        std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%d,%d,%.17g,%.17g\n", e.time(), e.stepNumber(), R, md.l, md.m,
+        std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%d,%d,%.17g,%.17g\n", t, step, R, md.l, md.m,
                       md.value.real(), md.value.imag());
         m.modes.append(text);
       } else {
@@ -210,19 +239,18 @@ void WaveExtractor::observe(DistributedEvolution &e) {
         summary += text;
       }
     }
-    std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", e.time(), e.stepNumber(), R, M,
+    std::snprintf(text, sizeof text, "%.17g,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", t, step, R, M,
                   P[0], P[1], P[2], J[0], J[1], J[2]);
     m.integrals.append(m.integrals.writing() ? text : "");
-    integralRows_.insert(integralRows_.end(), {e.time(), static_cast<double>(e.stepNumber()), R, M, P[0], P[1], P[2], J[0], J[1], J[2]});
+    integralRows_.insert(integralRows_.end(), {t, static_cast<double>(step), R, M, P[0], P[1], P[2], J[0], J[1], J[2]});
     if (r == 0) {
       std::snprintf(text, sizeof text, "  M_adm %.6f |P| %.2e |J| %.2e", M, std::sqrt(P[0] * P[0] + P[1] * P[1] + P[2] * P[2]),
                     std::sqrt(J[0] * J[0] + J[1] * J[1] + J[2] * J[2]));
       summary += text;
     }
   }
-  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (rank == 0) {
-    std::printf("t = %8.4f waves at r = %g:%s\n", e.time(), settings_.radii.front(), summary.c_str());
+    std::printf("t = %8.4f waves at r = %g:%s\n", t, settings_.radii.front(), summary.c_str());
     std::fflush(stdout);
   }
 }

@@ -6,9 +6,6 @@
 
 namespace tensorium_mlir::refinement {
 
-namespace {
-
-/// The local block that holds x (finest leaf: leaves do not overlap), or null.
 const Block *blockHolding(const RefinedEvolution &e, const std::array<double, 3> &x) {
   const ForestSpec &s = e.options().forest;
   for (const Block &k : e.blocks()) {
@@ -25,7 +22,6 @@ const Block *blockHolding(const RefinedEvolution &e, const std::array<double, 3>
   return nullptr;
 }
 
-} // namespace
 
 distributed::StorageLattice blockLattice(const Block &b) {
   distributed::StorageLattice l;

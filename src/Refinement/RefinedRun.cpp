@@ -186,8 +186,25 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
                          const RefinedRunSettings &s, bool restarted) {
   const int rank = e.forest().rank();
   const distributed::MonitoredRunSettings &run = s.run;
-  if (run.waves.every > 0 || !run.profileFile.empty())
-    throw RunSettingsError("wave extraction and the axis profile do not run on the refined grid yet");
+  if (!run.profileFile.empty())
+    throw RunSettingsError("the axis profile does not run on the refined grid yet");
+  std::unique_ptr<RefinedPsi4Sampler> psi4;
+  if (run.waves.every > 0) {
+    if (!run.weylModule)
+      throw RunSettingsError("wave extraction needs the Weyl-scalar module");
+    const ForestSpec &f = e.options().forest;
+    const std::array<double, 3> upper = f.upper();
+    for (double R : run.waves.radii)
+      for (int a = 0; a < 3; ++a) // two coarsest spacings inside the faces, where the ghost fill is the blocks'
+        if (run.waves.center[a] - R < f.lower[a] + 2 * f.spacing(0) || run.waves.center[a] + R > upper[a] - 2 * f.spacing(0))
+          throw RunSettingsError("the extraction sphere of radius " + shortNumber(R) + " leaves the domain's interior along " +
+                                 std::string(1, "xyz"[a]));
+    try {
+      psi4 = std::make_unique<RefinedPsi4Sampler>(e, *run.weylModule, run.waves.center);
+    } catch (const RefinementError &err) {
+      throw RunSettingsError(err.what());
+    }
+  }
   if (s.refinement.regridEvery < 1)
     throw RunSettingsError("the regrid interval must be at least one step");
   const ForestSpec &f = e.options().forest;
@@ -227,6 +244,21 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
       horizons.observe(refinedSliceGeometry(e, e.options().ghostWidth >= 3 ? 6 : 4), e.forest().comm(), e.time(),
                        e.stepNumber(), tracker.positions());
   };
+  std::unique_ptr<distributed::WaveExtractor> waves;
+  if (psi4)
+    waves = std::make_unique<distributed::WaveExtractor>(e.forest().comm(), run.waves);
+  double waveSeconds = 0;
+  auto observeWaves = [&] {
+    if (!waves)
+      return;
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<horizons::Point3> &points = waves->points();
+    const std::vector<double> values = psi4->sample(e, points);
+    std::vector<horizons::SpatialGeometry> slice(points.size());
+    refinedSliceGeometry(e, e.options().ghostWidth >= 3 ? 6 : 4)(points, slice);
+    waves->record(e.forest().comm(), e.time(), e.stepNumber(), values, slice);
+    waveSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   std::unique_ptr<RefinedSnapshotWriter> snapshots;
   if (!run.output.empty())
     snapshots = std::make_unique<RefinedSnapshotWriter>(e, run.output, run.runFile);
@@ -256,6 +288,7 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
   try {
     report(&first);
     observeHorizons();
+    observeWaves();
     if (snapshots)
       snapshots->write(e);
     while (e.stepNumber() < lastStep) {
@@ -269,6 +302,8 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
         report(nullptr);
       if (horizons.enabled() && (e.stepNumber() % horizons.every() == 0 || e.stepNumber() == lastStep))
         observeHorizons();
+      if (waves && (e.stepNumber() % waves->every() == 0 || e.stepNumber() == lastStep))
+        observeWaves();
       if (snapshots && e.stepNumber() % run.outputEvery == 0)
         snapshots->write(e);
       if (run.checkpointEvery && e.stepNumber() % run.checkpointEvery == 0)
@@ -310,8 +345,12 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
   }
   if (snapshots)
     snapshots->finish(e);
+  if (rank == 0 && waves)
+    std::printf("wave extraction: %.2f s in all\n", waveSeconds);
   table.finish();
   horizons.finish();
+  if (waves)
+    waves->finish();
 }
 
 } // namespace tensorium_mlir::refinement

@@ -366,8 +366,8 @@ void checkOptions(Options &o) {
       throw UsageError("--refine-radii refines about tracked points: give --track x,y,z");
     if (o.integratorGiven)
       throw UsageError("the refined grid steps with rk4 only");
-    if (o.run.waves.every > 0 || !o.run.profileFile.empty())
-      throw UsageError("--extract-every and --profile do not run on the refined grid yet");
+    if (!o.run.profileFile.empty())
+      throw UsageError("--profile does not run on the refined grid yet");
   }
   if ((!o.run.waves.radii.empty() || !o.run.waves.modesTable.empty() || !o.run.waves.integralsTable.empty()) &&
       o.run.waves.every == 0)

@@ -6,6 +6,7 @@
 // integrals. One CSV row per sphere, mode and time. No MLIR.
 #include "tensorium_mlir/Distributed/DistributedEvolution.h"
 #include "tensorium_mlir/Distributed/EvolutionIO.h"
+#include "tensorium_mlir/Horizons/SpatialGeometry.h"
 #include "tensorium_mlir/Waves/SpinWeightedHarmonics.h"
 
 #include <array>
@@ -31,12 +32,22 @@ public:
   /// DistributedError for spheres that do not fit in the grid's interpolation region, a stencil
   /// wider than the ghost width, or a module without those buffers.
   WaveExtractor(DistributedEvolution &e, const KernelModuleTables &weyl, WaveExtractionSettings settings);
+  /// For another engine (the refined grid): the spheres and tables only. The engine samples Psi4
+  /// and the slice at points() and hands them to record(). Throws DistributedError for a bad
+  /// cadence, lmax or radius.
+  WaveExtractor(MPI_Comm comm, WaveExtractionSettings settings);
   ~WaveExtractor();
   bool enabled() const { return settings_.every > 0 && !settings_.radii.empty(); }
   long every() const { return settings_.every; }
   /// Extracts at the present state (collective; the evolution's storage loaded). Prints the
   /// (2, 0) and (2, 2) modes and the ADM mass on the first sphere (rank 0).
   void observe(DistributedEvolution &e);
+  /// Every sphere's quadrature nodes, sphere after sphere.
+  const std::vector<horizons::Point3> &points() const;
+  /// The modes and integrals at time t from Psi4 at points() (real and imaginary parts
+  /// interleaved) and the slice there; appends the rows and prints on rank 0. Collective.
+  void record(MPI_Comm comm, double t, long step, const std::vector<double> &psi4,
+              const std::vector<horizons::SpatialGeometry> &slice);
   void finish();
   double seconds() const { return seconds_; }
   /// Every extraction so far, for the run's HDF5 output: the modes (time, step, radius, l, m,
@@ -48,6 +59,8 @@ public:
 
 private:
   struct Impl;
+  /// Checks the cadence, lmax and radii; the nodes of every sphere.
+  std::vector<horizons::Point3> checkedSpheres() const;
   std::unique_ptr<Impl> impl_;
   WaveExtractionSettings settings_;
   double seconds_ = 0;

@@ -23,6 +23,9 @@ distributed::StorageLattice blockLattice(const Block &b);
 void installBssnHooks(RefinedEvolution &e, const distributed::BssnFloors &floors,
                       distributed::ConformalMetricForm form = distributed::ConformalMetricForm::Full);
 
+/// The local block that holds x (leaves do not overlap: the finest data there), or null.
+const Block *blockHolding(const RefinedEvolution &e, const std::array<double, 3> &x);
+
 /// Values of field components at points, by 4-point Lagrange interpolation per axis inside the
 /// block that holds each point (ghost layers refilled once first): one vector per component. The
 /// same answer on every rank; throws RefinementError for a point outside the domain. Collective.

@@ -3,13 +3,14 @@
 // step dt = cfl h_finest to a final time, refinement regions about the tracked punctures moved
 // every K steps, constraint norms over the finest data at every point (volume-weighted, outside
 // an excision radius around the tracked points and inside an optional norm box), the lapse,
-// apparent horizons, HDF5/XDMF snapshots of every block, checkpoints that restart bit for bit
-// on any rank count, and the cost of each part of the step. Every check runs before any output
-// is created.
+// apparent horizons, Psi4 modes and ADM integrals on spheres, HDF5/XDMF snapshots of every
+// block, checkpoints that restart bit for bit on any rank count, and the cost of each part of
+// the step. Every check runs before any output is created.
 #include "tensorium_mlir/Distributed/BssnDiagnostics.h"
 #include "tensorium_mlir/Distributed/MonitoredRun.h"
 #include "tensorium_mlir/Refinement/RefinedBssn.h"
 #include "tensorium_mlir/Refinement/RefinedIO.h"
+#include "tensorium_mlir/Refinement/RefinedWaves.h"
 
 #include <functional>
 #include <memory>
@@ -26,8 +27,8 @@ struct RefinementSchedule {
 };
 
 struct RefinedRunSettings {
-  /// Final time, cfl, norm region, monitor table, snapshots, checkpoints, apparent horizons and
-  /// the run file as on the uniform grid; wave extraction and the axis profile are refused here.
+  /// Final time, cfl, norm region, monitor table, snapshots, checkpoints, apparent horizons, wave
+  /// extraction and the run file as on the uniform grid; the axis profile is refused here.
   distributed::MonitoredRunSettings run;
   RefinementSchedule refinement;
 };
