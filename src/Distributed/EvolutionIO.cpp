@@ -126,17 +126,7 @@ std::string checkpointChecksum(const DistributedEvolution &e, Vec state, const s
           local += mix(mix(index) ^ bits);
         }
   checkPetsc(VecRestoreArrayRead(state, &values), "VecRestoreArrayRead");
-  uint64_t total = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, g.comm());
-  char text[40];
-  std::snprintf(text, sizeof text, "%016" PRIx64, mix(total ^ textHash(attributes)));
-  return text;
-}
-
-/// The attributes a checkpoint's checksum covers, in one string.
-std::string checkpointAttributes(const std::string &layout, const std::string &time, const std::string &step,
-                                 const std::string &extras) {
-  return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
+  return checksumText(g.comm(), local, attributes);
 }
 
 
@@ -186,6 +176,19 @@ std::string restartFileProblem(MPI_Comm comm, const std::string &path) {
   }
   broadcastText(problem, comm);
   return problem;
+}
+
+std::string checksumText(MPI_Comm comm, uint64_t local, const std::string &attributes) {
+  uint64_t total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
+  char text[40];
+  std::snprintf(text, sizeof text, "%016" PRIx64, mix(total ^ textHash(attributes)));
+  return text;
+}
+
+std::string checkpointAttributes(const std::string &layout, const std::string &time, const std::string &step,
+                                 const std::string &extras) {
+  return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
 }
 
 bool agreedOnRoot(MPI_Comm comm, const std::function<bool()> &work) noexcept {

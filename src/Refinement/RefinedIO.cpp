@@ -3,7 +3,6 @@
 #include <hdf5.h>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +15,8 @@ namespace {
 
 using distributed::exact;
 using distributed::mix;
-using distributed::textHash;
+using distributed::checkpointAttributes;
+using distributed::checksumText;
 using distributed::writeXdmfFieldAttributes;
 
 /// One HDF5 identifier, closed with its kind's function when the scope ends.
@@ -132,18 +132,6 @@ uint64_t stateHash(const std::vector<int64_t> &leaves, const std::vector<double>
   return h;
 }
 
-std::string checksum(MPI_Comm comm, uint64_t local, const std::string &attributes) {
-  uint64_t total = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, comm);
-  char text[40];
-  std::snprintf(text, sizeof text, "%016" PRIx64, mix(total ^ textHash(attributes)));
-  return text;
-}
-
-std::string checkpointAttributes(const std::string &layout, const std::string &time, const std::string &step,
-                                 const std::string &extras) {
-  return layout + "\ntime " + time + "\nstep " + step + "\nextras " + extras;
-}
 
 
 } // namespace
@@ -287,7 +275,7 @@ void writeRefinedCheckpoint(const RefinedEvolution &e, const std::string &path, 
   for (double v : extras.values)
     s << exact(v) << " ";
   const std::string layout = refinedLayout(e), time = exact(e.time()), step = std::to_string(e.stepNumber());
-  const std::string sum = checksum(comm, stateHash(rows, state, e.forest().globalOffset(), perLeaf),
+  const std::string sum = checksumText(comm, stateHash(rows, state, e.forest().globalOffset(), perLeaf),
                                    checkpointAttributes(layout, time, step, s.str()));
   {
     Handle file = openFile(comm, tmp, 0, true);
@@ -409,7 +397,7 @@ void loadRefinedCheckpoint(RefinedEvolution &e, const std::string &path, const R
   std::ostringstream s;
   for (double v : c.extras)
     s << exact(v) << " ";
-  const std::string computed = checksum(comm, stateHash(rows, state, e.forest().globalOffset(), perLeaf),
+  const std::string computed = checksumText(comm, stateHash(rows, state, e.forest().globalOffset(), perLeaf),
                                         checkpointAttributes(c.layout, exact(c.time), std::to_string(c.step), s.str()));
   if (computed != stored)
     fail("the state or its attributes fail the checksum (stored " + stored + ", computed " + computed +

@@ -21,6 +21,13 @@ std::string exact(double v);
 /// A 64-bit mix (the finaliser of splitmix64): every input bit affects every output bit.
 uint64_t mix(uint64_t x);
 uint64_t textHash(const std::string &text);
+/// A checkpoint's checksum: each rank's sum of hashes of (global position, bits) summed over the
+/// ranks (modulo 2^64, so the same for any decomposition), mixed with a hash of the attributes.
+/// Collective.
+std::string checksumText(MPI_Comm comm, uint64_t local, const std::string &attributes);
+/// The attributes a checkpoint's checksum covers, in one string.
+std::string checkpointAttributes(const std::string &layout, const std::string &time, const std::string &step,
+                                 const std::string &extras);
 /// Why rank 0 cannot read `path` as an HDF5 file ("" when it can); every rank gets the answer.
 std::string restartFileProblem(MPI_Comm comm, const std::string &path);
 /// Runs `work` on rank 0 once every rank has arrived and gives every rank its answer (false
