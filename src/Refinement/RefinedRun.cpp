@@ -253,9 +253,11 @@ void runRefinedEvolution(RefinedEvolution &e, RefinedConstraintMonitor &monitor,
       return;
     const auto started = std::chrono::steady_clock::now();
     const std::vector<horizons::Point3> &points = waves->points();
+    // One ghost fill for both samplers: the slice sampler's.
+    const horizons::GeometrySampler geometry = refinedSliceGeometry(e, e.options().ghostWidth >= 3 ? 6 : 4);
     const std::vector<double> values = psi4->sample(e, points);
     std::vector<horizons::SpatialGeometry> slice(points.size());
-    refinedSliceGeometry(e, e.options().ghostWidth >= 3 ? 6 : 4)(points, slice);
+    geometry(points, slice);
     waves->record(e.forest().comm(), e.time(), e.stepNumber(), values, slice);
     waveSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };

@@ -25,7 +25,6 @@ RefinedPsi4Sampler::RefinedPsi4Sampler(const RefinedEvolution &e, const distribu
 RefinedPsi4Sampler::~RefinedPsi4Sampler() = default;
 
 std::vector<double> RefinedPsi4Sampler::sample(RefinedEvolution &e, std::span<const horizons::Point3> points) {
-  e.fillGhosts();
   const size_t np = points.size();
   std::vector<std::vector<size_t>> held(e.blocks().size());
   for (size_t p = 0; p < np; ++p)

@@ -1,8 +1,8 @@
 #pragma once
 // Psi4 on the refined grid for wave extraction: the generated Weyl-scalar kernel
-// (fixtures/gr/weyl_scalars_3d.tn) run on each block that holds a sphere point, after a ghost
-// fill, and cubic interpolation inside that block. The modes and ADM integrals are the uniform
-// grid's (distributed::WaveExtractor::record). No MLIR here.
+// (fixtures/gr/weyl_scalars_3d.tn) run on each block that holds a sphere point, and cubic
+// interpolation inside that block. The modes and ADM integrals are the uniform grid's
+// (distributed::WaveExtractor::record). No MLIR here.
 #include "tensorium_mlir/Distributed/WaveExtraction.h"
 #include "tensorium_mlir/Refinement/RefinedBssn.h"
 
@@ -22,7 +22,8 @@ public:
   RefinedPsi4Sampler(const RefinedEvolution &e, const distributed::KernelModuleTables &weyl, std::array<double, 3> center);
   ~RefinedPsi4Sampler();
   /// Psi4 at `points` (real and imaginary parts interleaved), the same on every rank; points
-  /// must lie in the domain. Collective.
+  /// must lie in the domain. Reads the blocks' ghost layers as they are: fill them for the
+  /// present state first (refinedSliceGeometry does). Collective.
   std::vector<double> sample(RefinedEvolution &e, std::span<const horizons::Point3> points);
 
 private:
